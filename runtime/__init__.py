@@ -1,0 +1,1 @@
+"""edgeswarm runtime package."""

@@ -1,0 +1,142 @@
+"""Where a run sends its LLM requests: a configured server, a running one, or one we start.
+
+Order: ``base_url`` from the settings (a remote vLLM or a gateway) wins; else a server that
+``edgeswarm serve`` registered and that still answers is reused; else the embedded server is
+started for the run and stopped afterwards.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import httpx
+
+from runtime.catalog import Catalog, load_catalog
+from runtime.logs import get_logger
+from runtime.provision import ModelStore
+from runtime.settings import Settings
+from runtime.vllm import VLLMServer, VLLMSpec, detect_device
+
+_log = get_logger("endpoint")
+
+
+class ModelNotPulledError(RuntimeError):
+    """The embedded model is not provisioned yet."""
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """An OpenAI-compatible API root and the model name to request there."""
+
+    base_url: str
+    model: str
+    api_key: str = "EMPTY"
+    owned: bool = False
+    """True when this process started the server and will stop it."""
+
+
+@dataclass(frozen=True)
+class ServerRecord:
+    """A server started by ``edgeswarm serve``, as registered for reuse."""
+
+    pid: int
+    base_url: str
+    model: str
+
+
+def _registry(settings: Settings) -> Path:
+    return settings.state_dir / "servers"
+
+
+def register(settings: Settings, record: ServerRecord) -> Path:
+    """Announce a served model so other runs can reuse it."""
+    path = _registry(settings) / f"{record.model}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(asdict(record)), "utf-8")
+    tmp.replace(path)
+    return path
+
+
+def unregister(path: Path) -> None:
+    """Withdraw a registration (the server is stopping)."""
+    path.unlink(missing_ok=True)
+
+
+def find_running(settings: Settings, model: str) -> Endpoint | None:
+    """A live registered server for ``model``, or None (stale records are removed)."""
+    path = _registry(settings) / f"{model}.json"
+    try:
+        record = ServerRecord(**json.loads(path.read_text("utf-8")))
+    except (OSError, ValueError, TypeError):
+        return None
+    if _serves(record):
+        _log.info("server_reused", model=model, base_url=record.base_url, pid=record.pid)
+        return Endpoint(record.base_url, record.model, owned=False)
+    unregister(path)
+    return None
+
+
+def _serves(record: ServerRecord) -> bool:
+    try:
+        os.kill(record.pid, 0)
+    except (ProcessLookupError, PermissionError):
+        return False
+    try:
+        reply = httpx.get(f"{record.base_url}/models", timeout=3.0, trust_env=False)
+        names = {item.get("id") for item in reply.json().get("data", [])}
+    except (httpx.HTTPError, ValueError, AttributeError):
+        return False
+    return record.model in names
+
+
+def embedded_server(
+    settings: Settings,
+    *,
+    catalog: Catalog | None = None,
+    port: int | None = None,
+    die_with_parent: bool = True,
+) -> VLLMServer:
+    """A (not yet started) vLLM server for the settings' model from the local store."""
+    entry = (catalog or load_catalog()).get(settings.model)
+    store = ModelStore(settings.models_dir)
+    if not store.is_ready(entry):
+        raise ModelNotPulledError(
+            f"model {entry.name} is not in {settings.models_dir}; run `edgeswarm models pull`"
+        )
+    spec = VLLMSpec(
+        model_dir=store.path_for(entry.name),
+        served_name=entry.name,
+        device=detect_device(settings.device),
+        max_model_len=settings.max_model_len,
+        cpu_kvcache_gib=settings.cpu_kvcache_gib,
+        extra_args=tuple(settings.vllm_extra_args),
+    )
+    return VLLMServer(
+        spec,
+        settings.log_dir(),
+        port=port,
+        start_timeout_s=settings.server_start_timeout_s,
+        die_with_parent=die_with_parent,
+    )
+
+
+@contextlib.contextmanager
+def model_endpoint(settings: Settings, *, catalog: Catalog | None = None) -> Iterator[Endpoint]:
+    """The endpoint for a run; a server started here is stopped when the block ends."""
+    if settings.base_url is not None:
+        yield Endpoint(
+            str(settings.base_url).rstrip("/"), settings.request_model_name, settings.api_key
+        )
+        return
+    running = find_running(settings, settings.model)
+    if running is not None:
+        yield running
+        return
+    with embedded_server(settings, catalog=catalog) as server:
+        yield Endpoint(server.base_url, server.spec.served_name, owned=True)

@@ -1,0 +1,191 @@
+"""Server processes we start: own process group, health-checked, always stopped.
+
+A :class:`ManagedProcess` owns one child server (vLLM, a gateway, a fake upstream): it starts
+it in a new session so a terminal's Ctrl-C reaches only us, waits for its health URL with a
+deadline, and stops the whole group with TERM, then KILL. ``with`` guarantees the stop on
+errors and on KeyboardInterrupt alike.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import signal
+import socket
+import subprocess
+import time
+from collections.abc import Mapping, Sequence
+from enum import StrEnum
+from pathlib import Path
+from types import TracebackType
+from typing import Self
+
+import httpx
+
+from runtime.logs import get_logger
+
+_log = get_logger("process")
+_PR_SET_PDEATHSIG = 1
+
+
+class ProcessState(StrEnum):
+    """Life cycle of a managed server process."""
+
+    STOPPED = "stopped"
+    STARTING = "starting"
+    READY = "ready"
+    STOPPING = "stopping"
+    FAILED = "failed"
+
+
+class ServerStartError(RuntimeError):
+    """A server did not become healthy; the message carries the end of its log."""
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    """A TCP port on ``host`` that was free a moment ago."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((host, 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def tail_file(path: Path, lines: int = 20) -> str:
+    """The last ``lines`` lines of a text file, or a note when it cannot be read."""
+    try:
+        with path.open("rb") as handle:
+            handle.seek(0, os.SEEK_END)
+            handle.seek(max(0, handle.tell() - 64 * 1024))
+            text = handle.read().decode("utf-8", "replace")
+    except OSError as err:
+        return f"(no log: {err})"
+    return "\n".join(text.splitlines()[-lines:])
+
+
+def _die_with_parent() -> None:
+    """In the child: start a new session and get SIGTERM when the parent dies."""
+    os.setsid()
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
+class ManagedProcess:
+    """One child server process and its health endpoint."""
+
+    def __init__(
+        self,
+        name: str,
+        command: Sequence[str],
+        *,
+        health_url: str,
+        log_path: Path,
+        env: Mapping[str, str] | None = None,
+        start_timeout_s: float = 300.0,
+        stop_timeout_s: float = 20.0,
+        die_with_parent: bool = False,
+        cwd: Path | None = None,
+    ) -> None:
+        self.name = name
+        self.command = list(command)
+        self.health_url = health_url
+        self.log_path = log_path
+        self.env = dict(env) if env is not None else dict(os.environ)
+        self.start_timeout_s = start_timeout_s
+        self.stop_timeout_s = stop_timeout_s
+        self.die_with_parent = die_with_parent
+        self.cwd = cwd
+        self.state = ProcessState.STOPPED
+        self._proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def pid(self) -> int | None:
+        """The child's pid (also its process group id) while it runs."""
+        return self._proc.pid if self._proc is not None else None
+
+    def start(self) -> None:
+        """Start the process and block until it is healthy; raise with its log otherwise."""
+        if self.state is ProcessState.READY:
+            return
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        self.state = ProcessState.STARTING
+        _log.info("process_start", server=self.name, log=str(self.log_path))
+        with self.log_path.open("ab") as log:
+            self._proc = subprocess.Popen(
+                self.command,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                env=self.env,
+                cwd=self.cwd,
+                start_new_session=not self.die_with_parent,
+                preexec_fn=_die_with_parent if self.die_with_parent else None,
+            )
+        try:
+            self._wait_healthy()
+        except BaseException:
+            self.stop()
+            self.state = ProcessState.FAILED
+            raise
+        self.state = ProcessState.READY
+
+    def _wait_healthy(self) -> None:
+        started = time.monotonic()
+        deadline = started + self.start_timeout_s
+        with httpx.Client(timeout=5.0, trust_env=False) as client:
+            while time.monotonic() < deadline:
+                if self._proc is not None and self._proc.poll() is not None:
+                    raise ServerStartError(
+                        f"{self.name} exited with code {self._proc.returncode} while starting; "
+                        f"last lines of {self.log_path}:\n{tail_file(self.log_path)}"
+                    )
+                with contextlib.suppress(httpx.HTTPError):
+                    if client.get(self.health_url).status_code == 200:
+                        seconds = round(time.monotonic() - started, 1)
+                        _log.info("process_ready", server=self.name, seconds=seconds)
+                        return
+                time.sleep(0.5)
+        raise ServerStartError(
+            f"{self.name} was not healthy at {self.health_url} within {self.start_timeout_s:.0f} s"
+            f"; last lines of {self.log_path}:\n{tail_file(self.log_path)}"
+        )
+
+    def alive(self) -> bool:
+        """Whether the child process is still running."""
+        return self._proc is not None and self._proc.poll() is None
+
+    def stop(self) -> None:
+        """Stop the whole process group: TERM, wait, then KILL. Safe to call twice."""
+        proc = self._proc
+        if proc is None:
+            return
+        self.state = ProcessState.STOPPING
+        self._signal_group(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=self.stop_timeout_s)
+        except subprocess.TimeoutExpired:
+            _log.warning("process_kill", server=self.name, pid=proc.pid)
+            self._signal_group(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=10)
+        # Children that outlived the leader still belong to the group: make sure they go too.
+        self._signal_group(proc.pid, signal.SIGKILL)
+        self._proc = None
+        self.state = ProcessState.STOPPED
+        _log.info("process_stopped", server=self.name, pid=proc.pid)
+
+    @staticmethod
+    def _signal_group(pgid: int, sig: signal.Signals) -> None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pgid, sig)
+
+    def __enter__(self) -> Self:
+        self.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()

@@ -1,0 +1,137 @@
+"""Shared fixtures and the network guard.
+
+The guard: no test may connect anywhere but loopback, and a unit test (one not marked
+``integration``) may only reach loopback ports that a fixture opened for it (the fake
+OpenAI-compatible server, say). An accidental request to a real model server, or to the
+internet, fails the test with :class:`NetworkBlockedError`.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from runtime.process import ManagedProcess, free_port
+
+ROOT = Path(__file__).resolve().parent.parent
+FAKE_SERVER = ROOT / "tests" / "fakes" / "openai_server.py"
+_allowed_ports: set[int] = set()
+
+
+class NetworkBlockedError(OSError):
+    """A test tried to reach the network it is not allowed to."""
+
+
+def allow_loopback_port(port: int) -> None:
+    """Let unit tests connect to a loopback port a fixture opened."""
+    _allowed_ports.add(port)
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+@pytest.fixture(autouse=True)
+def _network_guard(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    integration = request.node.get_closest_marker("integration") is not None
+    real_connect = socket.socket.connect
+    real_connect_ex = socket.socket.connect_ex
+
+    def check(sock: socket.socket, address: Any) -> None:
+        if sock.family not in (socket.AF_INET, socket.AF_INET6):
+            return
+        host, port = str(address[0]), int(address[1])
+        if not _is_loopback(host):
+            raise NetworkBlockedError(f"test tried to reach {host}:{port}; tests stay offline")
+        if not integration and port not in _allowed_ports:
+            raise NetworkBlockedError(
+                f"unit test tried to reach 127.0.0.1:{port}, which no fixture opened; "
+                "use the fake_openai fixture or mark the test integration"
+            )
+
+    def connect(sock: socket.socket, address: Any) -> None:
+        check(sock, address)
+        real_connect(sock, address)
+
+    def connect_ex(sock: socket.socket, address: Any) -> int:
+        check(sock, address)
+        return real_connect_ex(sock, address)
+
+    monkeypatch.setattr(socket.socket, "connect", connect)
+    monkeypatch.setattr(socket.socket, "connect_ex", connect_ex)
+
+
+@dataclass
+class FakeOpenAI:
+    """Handle on a running fake OpenAI-compatible server."""
+
+    process: ManagedProcess
+    port: int
+    model: str
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def _url(self, path: str) -> str:
+        return f"http://127.0.0.1:{self.port}{path}"
+
+    def script(self, *steps: dict[str, Any]) -> None:
+        """Queue the next responses."""
+        httpx.post(self._url("/_fake/script"), json=list(steps), trust_env=False).raise_for_status()
+
+    def requests(self) -> list[dict[str, Any]]:
+        """Every request body the server received since the last reset."""
+        reply = httpx.get(self._url("/_fake/requests"), trust_env=False)
+        reply.raise_for_status()
+        bodies: list[dict[str, Any]] = reply.json()
+        return bodies
+
+    def reset(self) -> None:
+        httpx.post(self._url("/_fake/reset"), trust_env=False).raise_for_status()
+
+
+def start_fake_server(log_dir: Path, *extra: str, model: str = "fake-model") -> FakeOpenAI:
+    """Start a fake server process (caller stops it) and allow unit tests to reach it."""
+    port = free_port()
+    allow_loopback_port(port)
+    command = [sys.executable, str(FAKE_SERVER), "--port", str(port), "--model", model, *extra]
+    process = ManagedProcess(
+        f"fake:{port}",
+        command,
+        health_url=f"http://127.0.0.1:{port}/health",
+        log_path=log_dir / f"fake-{port}.log",
+        start_timeout_s=30,
+    )
+    process.start()
+    return FakeOpenAI(process=process, port=port, model=model)
+
+
+@pytest.fixture(scope="session")
+def _fake_openai_session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FakeOpenAI]:
+    fake = start_fake_server(tmp_path_factory.mktemp("fake-openai"))
+    try:
+        yield fake
+    finally:
+        fake.process.stop()
+
+
+@pytest.fixture
+def fake_openai(_fake_openai_session: FakeOpenAI) -> FakeOpenAI:
+    """A fake OpenAI-compatible server, reset for this test."""
+    allow_loopback_port(_fake_openai_session.port)
+    _fake_openai_session.reset()
+    return _fake_openai_session

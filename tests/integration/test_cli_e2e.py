@@ -1,0 +1,168 @@
+"""`edgeswarm` as a user runs it: real subprocesses, the real model, nothing left behind."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from agents.schemas import ResearchBrief
+
+TASK = "Write a Python function is_even(n) that returns True when the integer n is even."
+
+
+def cli_env(tmp_path: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    env["EDGESWARM_STATE_DIR"] = str(tmp_path / "state")
+    env["EDGESWARM_LOG_FORMAT"] = "json"
+    env["PYTHONUNBUFFERED"] = "1"
+    return env
+
+
+def edgeswarm(*args: str) -> list[str]:
+    return [sys.executable, "-m", "graphs.cli", *args]
+
+
+def descendants(pid: int) -> set[int]:
+    """Every live process below ``pid``."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[1].split()
+        if fields[0] != "Z":
+            children.setdefault(int(fields[1]), []).append(int(entry.name))
+    found: set[int] = set()
+    todo = [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.add(child)
+            todo.append(child)
+    return found
+
+
+def alive(pids: set[int]) -> set[int]:
+    living = set()
+    for pid in pids:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state != "Z":
+            living.add(pid)
+    return living
+
+
+def wait_gone(pids: set[int], seconds: float = 30) -> set[int]:
+    deadline = time.monotonic() + seconds
+    while alive(pids) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    return alive(pids)
+
+
+def test_run_json_end_to_end_and_stops_its_server(tmp_path: Path) -> None:
+    proc = subprocess.Popen(
+        edgeswarm("run", "--json", TASK),
+        env=cli_env(tmp_path),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    seen: set[int] = set()
+    while proc.poll() is None:
+        seen |= descendants(proc.pid)
+        time.sleep(0.5)
+    out, err = proc.communicate()
+    assert proc.returncode == 0, err[-3000:]
+    output = json.loads(out)
+    assert output["status"] == "done"
+    ResearchBrief.model_validate(output["brief"])
+    assert output["metrics"][0]["completion_tokens"] > 0
+    assert seen, "the run should have started a vLLM server"
+    assert wait_gone(seen) == set(), "vLLM processes outlived the run"
+    assert output["run_id"] in err  # every log event of the run carries its id
+
+
+def test_ctrl_c_leaves_no_vllm_process(tmp_path: Path) -> None:
+    proc = subprocess.Popen(
+        edgeswarm("run", TASK),
+        env=cli_env(tmp_path),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # like a terminal's foreground job
+    )
+    seen: set[int] = set()
+    deadline = time.monotonic() + 120
+    # wait until the vLLM server and its engine are up and loading
+    while len(seen) < 2 and time.monotonic() < deadline and proc.poll() is None:
+        seen |= descendants(proc.pid)
+        time.sleep(0.5)
+    time.sleep(3)
+    seen |= descendants(proc.pid)
+    assert len(seen) >= 2, "vLLM did not start"
+    os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C does
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err[-2000:]
+    assert "interrupted" in err
+    assert wait_gone(seen) == set(), "vLLM processes outlived Ctrl-C"
+
+
+def test_run_reuses_a_served_model(tmp_path: Path) -> None:
+    env = cli_env(tmp_path)
+    serve = subprocess.Popen(
+        edgeswarm("serve"), env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+    )
+    try:
+        assert serve.stdout is not None
+        line = serve.stdout.readline()
+        match = re.search(r"serving (\S+) at (\S+)", line)
+        assert match, line
+        served = descendants(serve.pid)
+        run = subprocess.run(
+            edgeswarm("run", "--json", TASK), env=env, capture_output=True, text=True, timeout=600
+        )
+        assert run.returncode == 0, run.stderr[-3000:]
+        output = json.loads(run.stdout)
+        assert output["endpoint"] == match[2]
+        assert "server_reused" in run.stderr
+        assert alive(served) == served, "a reusing run must not stop the served model"
+    finally:
+        serve.send_signal(signal.SIGINT)
+        serve.wait(timeout=60)
+    assert wait_gone(served) == set()
+    assert not list((tmp_path / "state" / "servers").glob("*.json"))
+
+
+def test_second_pull_is_fast_and_changes_nothing(models_dir: Path) -> None:
+    weights = sorted(models_dir.glob("*/model*.safetensors"))
+    before = {path: path.stat().st_mtime_ns for path in weights}
+    start = time.monotonic()
+    done = subprocess.run(
+        edgeswarm("models", "pull"), capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert time.monotonic() - start < 60
+    assert done.stdout.count("already present") == 2
+    assert {path: path.stat().st_mtime_ns for path in weights} == before
+
+
+@pytest.mark.parametrize("name", ["qwen2.5-coder-0.5b-instruct", "smollm2-135m-instruct"])
+def test_pulled_models_are_listed_with_sizes(name: str) -> None:
+    done = subprocess.run(
+        edgeswarm("models", "list", "--json"), capture_output=True, text=True, check=True
+    )
+    rows = {row["name"]: row for row in json.loads(done.stdout)}
+    assert rows[name]["status"] == "ready"
+    assert rows[name]["size_bytes"] > 100_000_000

@@ -1,0 +1,59 @@
+"""The researcher agent against the real model through vLLM's CPU server."""
+
+from collections.abc import AsyncIterator
+
+import httpx
+import pytest
+
+from agents.researcher import research
+from agents.schemas import ResearchBrief
+from agents.structured import TruncatedOutputError, chat_model, token_budget
+from graphs.context import Context
+from graphs.state import InputState
+from graphs.swarm import graph
+from runtime.vllm import VLLMServer
+
+TASK = "Write a Python function add(a, b) that returns the sum of two integers."
+
+
+@pytest.fixture
+async def http() -> AsyncIterator[httpx.AsyncClient]:
+    async with httpx.AsyncClient(timeout=300) as client:
+        yield client
+
+
+async def test_brief_is_schema_valid(coder_server: VLLMServer, http: httpx.AsyncClient) -> None:
+    llm = chat_model(
+        base_url=coder_server.base_url,
+        model=coder_server.spec.served_name,
+        max_tokens=token_budget(ResearchBrief),
+        http_client=http,
+    )
+    result = await research(TASK, llm, model_name=coder_server.spec.served_name)
+    brief = ResearchBrief.model_validate(result.value.model_dump())
+    assert brief.entry_point  # the guided grammar forced a non-empty name
+    assert "add" in brief.entry_point.lower()
+    assert result.finish_reason == "stop"
+    assert result.prompt_tokens > 50 and result.completion_tokens > 10
+
+
+async def test_tiny_budget_is_a_truncation_error(
+    coder_server: VLLMServer, http: httpx.AsyncClient
+) -> None:
+    llm = chat_model(
+        base_url=coder_server.base_url,
+        model=coder_server.spec.served_name,
+        max_tokens=8,
+        http_client=http,
+    )
+    with pytest.raises(TruncatedOutputError, match="cut off"):
+        await research(TASK, llm, model_name=coder_server.spec.served_name)
+
+
+async def test_graph_run_fills_brief_and_metrics(coder_server: VLLMServer) -> None:
+    context = Context(base_url=coder_server.base_url, researcher_model=coder_server.spec.served_name)
+    out = await graph.ainvoke(InputState(task=TASK), context=context, version="v2")
+    assert out.value.status == "done", out.value.error
+    assert out.value.brief is not None
+    [metric] = out.value.metrics
+    assert metric.model == coder_server.spec.served_name and metric.seconds > 0

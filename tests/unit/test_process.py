@@ -1,0 +1,84 @@
+import os
+import re
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from runtime.process import ManagedProcess, ProcessState, ServerStartError, free_port
+from tests.conftest import FAKE_SERVER, allow_loopback_port
+
+
+def fake_process(tmp_path: Path, *extra: str, timeout: float = 30) -> ManagedProcess:
+    port = free_port()
+    allow_loopback_port(port)
+    return ManagedProcess(
+        "fake",
+        [sys.executable, str(FAKE_SERVER), "--port", str(port), *extra],
+        health_url=f"http://127.0.0.1:{port}/health",
+        log_path=tmp_path / "fake.log",
+        start_timeout_s=timeout,
+        stop_timeout_s=5,
+    )
+
+
+def pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # a zombie is dead for our purposes
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def test_start_waits_for_health_and_stop_ends_the_group(tmp_path: Path) -> None:
+    proc = fake_process(tmp_path, "--load-time", "1.5", "--spawn-child")
+    started = time.monotonic()
+    with proc:
+        assert time.monotonic() - started >= 1.5  # health answered 503 while loading
+        assert proc.state is ProcessState.READY
+        assert os.getpgid(proc.pid or 0) == proc.pid  # its own process group
+        child = int(re.search(r"child pid (\d+)", (tmp_path / "fake.log").read_text())[1])
+        assert pid_alive(child)
+    assert proc.state is ProcessState.STOPPED
+    deadline = time.monotonic() + 5
+    while pid_alive(child) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not pid_alive(child), "the server's child outlived the stop"
+
+
+def test_exit_during_start_reports_the_log_tail(tmp_path: Path) -> None:
+    proc = fake_process(tmp_path, "--exit-at-start", "3")
+    with pytest.raises(
+        ServerStartError, match="exited with code 3(.|\n)*failing at start as asked"
+    ):
+        proc.start()
+    assert proc.state is ProcessState.FAILED
+
+
+def test_health_deadline_stops_the_process(tmp_path: Path) -> None:
+    proc = fake_process(tmp_path, "--load-time", "60", timeout=2)
+    with pytest.raises(ServerStartError, match="not healthy .* within 2 s"):
+        proc.start()
+    assert not proc.alive()
+
+
+def test_stop_happens_on_error_inside_the_block(tmp_path: Path) -> None:
+    proc = fake_process(tmp_path)
+    with pytest.raises(RuntimeError, match="boom"), proc:
+        pid = proc.pid
+        raise RuntimeError("boom")
+    assert pid is not None and not pid_alive(pid)
+
+
+def test_stop_twice_is_safe(tmp_path: Path) -> None:
+    proc = fake_process(tmp_path)
+    proc.start()
+    proc.stop()
+    proc.stop()
+    assert proc.state is ProcessState.STOPPED

@@ -1,0 +1,54 @@
+from pathlib import Path
+
+import pytest
+
+from runtime.settings import Device
+from runtime.vllm import VLLMServer, VLLMSpec, detect_device
+
+
+def test_cpu_command_is_eager_module_invocation(tmp_path: Path) -> None:
+    spec = VLLMSpec(
+        model_dir=tmp_path,
+        served_name="m",
+        device=Device.CPU,
+        cpu_kvcache_gib=3,
+        extra_args=("--seed", "1"),
+    )
+    cmd = spec.command(8123)
+    assert cmd[1:3] == ["-m", "vllm.entrypoints.openai.api_server"]
+    assert "--enforce-eager" in cmd and "--enable-sleep-mode" not in cmd
+    assert cmd[cmd.index("--port") + 1] == "8123" and cmd[cmd.index("--host") + 1] == "127.0.0.1"
+    assert cmd[-2:] == ["--seed", "1"]
+    env = spec.environment()
+    assert env["VLLM_CPU_KVCACHE_SPACE"] == "3" and env["HF_HUB_OFFLINE"] == "1"
+
+
+def test_cuda_sleep_mode_command(tmp_path: Path) -> None:
+    spec = VLLMSpec(model_dir=tmp_path, served_name="m", device=Device.CUDA, sleep_mode=True)
+    cmd = spec.command(1)
+    assert "--enforce-eager" not in cmd and "--enable-sleep-mode" in cmd
+    env = spec.environment()
+    assert env["VLLM_SERVER_DEV_MODE"] == "1" and "VLLM_CPU_KVCACHE_SPACE" not in env
+
+
+def test_server_refuses_a_directory_without_a_model(tmp_path: Path) -> None:
+    spec = VLLMSpec(model_dir=tmp_path, served_name="m", device=Device.CPU)
+    with pytest.raises(FileNotFoundError, match="edgeswarm models pull"):
+        VLLMServer(spec, tmp_path)
+
+
+def test_server_logs_to_a_file_per_port(tmp_path: Path) -> None:
+    (tmp_path / "config.json").write_text("{}")
+    server = VLLMServer(
+        VLLMSpec(model_dir=tmp_path, served_name="m", device=Device.CPU),
+        tmp_path / "logs",
+        port=9999,
+    )
+    assert server.base_url == "http://127.0.0.1:9999/v1"
+    assert server.log_path == tmp_path / "logs" / "vllm-m-9999.log"
+    assert server.health_url == "http://127.0.0.1:9999/health"
+
+
+def test_detect_device_honours_explicit_choice_and_finds_the_cpu_build() -> None:
+    assert detect_device(Device.CUDA) is Device.CUDA
+    assert detect_device(Device.AUTO) is Device.CPU  # this environment has vllm-cpu, no GPU
