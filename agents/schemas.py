@@ -50,3 +50,57 @@ class ResearchBrief(BaseModel):
         min_length=1, max_length=3, description="Concrete examples with expected values."
     )
     difficulty: Difficulty = Field(description="How hard the task is for a small model.")
+
+
+Severity = Literal["info", "low", "medium", "high", "critical"]
+Verdict = Literal["approve", "revise"]
+AuditorRole = Literal["security", "performance"]
+
+
+class StageSummary(BaseModel):
+    """A summarizer's condensed hand-over from one stage to the next."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    summary: str = Field(min_length=1, max_length=500, description="What the next agent needs.")
+    key_points: list[ShortText] = Field(
+        max_length=4, description="The most important facts, one short sentence each."
+    )
+
+
+class CodeSubmission(BaseModel):
+    """The coder's answer: one Python module and its tests."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    code: str = Field(
+        min_length=1,
+        max_length=2400,
+        description="The complete module solution.py: imports, then the requested function(s).",
+    )
+    tests: str = Field(
+        min_length=1,
+        max_length=1600,
+        description="test_solution.py: `from solution import ...` and test_* functions "
+        "using plain assert statements.",
+    )
+    notes: str = Field(max_length=200, description="What changed and why, in one sentence.")
+
+
+class Finding(BaseModel):
+    """One problem an auditor found."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    severity: Severity = Field(description="How serious the problem is.")
+    title: str = Field(min_length=1, max_length=80, description="The problem in a few words.")
+    detail: str = Field(max_length=200, description="Where it is and how to fix it.")
+
+
+class AuditReport(BaseModel):
+    """An auditor's verdict on the code."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    verdict: Verdict = Field(description="approve, or revise when a finding must be fixed.")
+    findings: list[Finding] = Field(max_length=4, description="Problems found, worst first.")

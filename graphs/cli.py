@@ -8,12 +8,11 @@ import signal
 import sys
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from pydantic import TypeAdapter
-
-from graphs.report import print_models, print_pull, print_run
+from graphs.report import print_models, print_progress, print_pull, print_run
 from runtime.catalog import CatalogError, ModelEntry, load_catalog
 from runtime.endpoint import ModelNotPulledError, ServerRecord, embedded_server, register
 from runtime.endpoint import unregister as unregister_server
@@ -37,7 +36,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     run = sub.add_parser("run", help="run the agents on a programming task")
     run.add_argument("task", help="the task in plain language, or - to read it from stdin")
+    run.add_argument("--workspace", help="a directory the researcher may search and read")
+    run.add_argument("--database", help="a SQLite file the researcher may query read-only")
+    run.add_argument("--out", help="write the produced files and report.{md,json} here")
     run.add_argument("--json", action="store_true", help="print the result as JSON")
+    run.add_argument("--max-revisions", type=int, help="coder revision rounds at most")
     run.add_argument("--model", help="catalogue model for the embedded server")
     run.add_argument("--base-url", help="use this OpenAI-compatible server instead")
     run.set_defaults(handler=cmd_run)
@@ -72,38 +75,36 @@ def _settings(args: argparse.Namespace, **explicit: Any) -> Settings:
     )
 
 
-def _read_task(raw: str) -> str:
-    text = sys.stdin.read() if raw == "-" else raw
-    from graphs.swarm import validate_task
-
-    return validate_task(text)
-
-
 def cmd_run(args: argparse.Namespace) -> int:
-    """Run the graph on one task against the configured or embedded model."""
+    """Run the swarm on one task against the configured or embedded models."""
     settings = _settings(args, model=args.model, base_url=args.base_url)
     _start_logging(settings)
-    task = _read_task(args.task)
-    from graphs.context import Context
-    from graphs.state import InputState, OutputState
-    from graphs.swarm import graph
+    from graphs import runner
     from runtime.endpoint import model_endpoint
 
+    task = sys.stdin.read() if args.task == "-" else args.task
+    inputs = runner.check_inputs(task, args.workspace, args.database)
+    overrides: dict[str, Any] = {"node_timeout_s": settings.request_timeout_s}
+    if args.max_revisions is not None:
+        overrides["max_revisions"] = args.max_revisions
     with bind_run(new_run_id()) as run_id, model_endpoint(settings) as endpoint:
-        context = Context(
-            base_url=endpoint.base_url,
-            api_key=endpoint.api_key,
-            researcher_model=endpoint.model,
-            max_tokens=settings.max_tokens,
-            request_timeout_s=settings.request_timeout_s,
-        )
+        context = runner.context_for(endpoint, runner.served_models(endpoint), **overrides)
         start = time.monotonic()
-        result = asyncio.run(graph.ainvoke(InputState(task=task), context=context, version="v2"))
-        seconds = time.monotonic() - start
-    output = TypeAdapter(OutputState).dump_python(result.value, mode="json")
-    output.update(run_id=run_id, endpoint=endpoint.base_url, seconds=round(seconds, 2))
+        state = asyncio.run(runner.run_swarm(inputs, context, progress=print_progress))
+        seconds = round(time.monotonic() - start, 2)
+    output = runner.output_json(
+        state, run_id=run_id, task=inputs.task, endpoint=endpoint.base_url, seconds=seconds
+    )
+    if args.out:
+        for path in runner.write_outputs(Path(args.out), output):
+            print(f"wrote {path}", file=sys.stderr)
     print_run(output, as_json=args.json)
-    return EXIT_OK if output["status"] == "done" else EXIT_FAILED
+    return EXIT_OK if _succeeded(output) else EXIT_FAILED
+
+
+def _succeeded(output: dict[str, Any]) -> bool:
+    report = output.get("report") or {}
+    return output["status"] == "done" and report.get("outcome") == "approved"
 
 
 def _selected(names: Sequence[str], every: bool) -> list[ModelEntry]:

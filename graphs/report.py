@@ -3,40 +3,58 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+import sys
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from runtime.provision import LocalModel, PullResult
 
 
+def print_progress(node: str, update: Mapping[str, Any]) -> None:
+    """One stderr line per finished node: model, tokens, seconds, swap wait."""
+    parts = [f"[{node}]"]
+    for metric in update.get("metrics") or []:
+        parts.append(
+            f"{metric.model}: {metric.prompt_tokens}+{metric.completion_tokens} tokens, "
+            f"{metric.seconds:.1f} s, swap wait {metric.swap_wait_s:.1f} s"
+            + (f", {metric.attempts} attempts" if metric.attempts > 1 else "")
+        )
+    tests = update.get("test_run")
+    if tests is not None:
+        parts.append(
+            f"tests: {tests.passed} passed, {tests.failed} failed ({tests.duration_s:.1f} s)"
+        )
+    if update.get("decision"):
+        parts.append(f"decision: {update['decision']}")
+    if update.get("error"):
+        parts.append(f"error: {update['error']}")
+    print(" ".join(parts), file=sys.stderr, flush=True)
+
+
 def print_run(output: dict[str, Any], *, as_json: bool) -> None:
-    """Print a run's output state."""
+    """Print a run's result: the report, or JSON."""
     if as_json:
         print(json.dumps(output, indent=2))
         return
-    print(f"run {output['run_id']}: {output['status']} in {output['seconds']} s")
-    if output.get("error"):
-        print(f"  error: {output['error']}")
-    brief = output.get("brief")
-    if brief:
-        print(f"  summary:     {brief['summary']}")
-        print(f"  kind:        {brief['kind']} ({brief['difficulty']})")
-        print(f"  entry point: {brief['entry_point']}")
-        print("  requirements:")
-        for item in brief["requirements"]:
-            print(f"    - {item}")
-        if brief["constraints"]:
-            print("  constraints:")
-            for item in brief["constraints"]:
-                print(f"    - {item}")
-        print("  test cases:")
-        for case in brief["test_cases"]:
-            print(f"    - {case['call']} == {case['expected']}   # {case['description']}")
-    for metric in output.get("metrics", []):
-        print(
-            f"  [{metric['node']}] {metric['model']}: {metric['prompt_tokens']} prompt + "
-            f"{metric['completion_tokens']} completion tokens, {metric['seconds']} s"
-        )
+    report = output.get("report") or {}
+    print(
+        f"run {output['run_id']}: {output['status']}, outcome {report.get('outcome', '-')} "
+        f"in {output['seconds']} s"
+    )
+    print(f"  reason: {report.get('reason') or output.get('error') or '-'}")
+    if report.get("summary"):
+        print(f"  task as understood: {report['summary']}")
+    tests = report.get("tests")
+    if tests:
+        print(f"  tests: {tests['passed']} passed, {tests['failed']} failed")
+    print(
+        f"  revisions: {report.get('revisions', 0)}; tokens: {report.get('prompt_tokens', 0)} "
+        f"prompt + {report.get('completion_tokens', 0)} completion"
+    )
+    for finding in report.get("findings", []):
+        print(f"  finding: {finding['auditor']} [{finding['severity']}] {finding['title']}")
+    for name, content in (report.get("files") or {}).items():
+        print(f"\n--- {name} ---\n{content.rstrip()}")
 
 
 def print_pull(result: PullResult) -> None:

@@ -6,9 +6,11 @@ import operator
 from dataclasses import dataclass, field
 from typing import Annotated, Literal
 
-from agents.schemas import ResearchBrief
+from agents.schemas import AuditReport, ResearchBrief
 
 RunStatus = Literal["running", "done", "failed"]
+Outcome = Literal["approved", "unresolved", "failed"]
+Decision = Literal["revise", "finish"]
 
 
 @dataclass(kw_only=True)
@@ -24,7 +26,76 @@ class NodeMetrics:
     completion_tokens: int
     """Tokens received."""
     seconds: float
-    """Wall time of the call."""
+    """Wall time of the node's call, swap wait included."""
+    swap_wait_s: float = 0.0
+    """Seconds spent waiting for the model to become resident."""
+    attempts: int = 1
+    """Attempts made (retries with a larger budget, fallback model)."""
+    revision: int = 0
+    """Revision round the call belonged to."""
+
+
+@dataclass(kw_only=True)
+class TestRun:
+    """The sandboxed run of the coder's tests."""
+
+    __test__ = False  # not a pytest test class
+
+    ok: bool
+    """True when every test passed."""
+    passed: int
+    """Tests that passed."""
+    failed: int
+    """Tests that failed or errored."""
+    exit_code: int
+    """Exit status of the test runner."""
+    timed_out: bool
+    """The run hit its wall-clock limit."""
+    output: str
+    """The end of the runner's output (bounded)."""
+    duration_s: float
+    """Wall time of the sandboxed run."""
+
+
+@dataclass(kw_only=True)
+class AuditEntry:
+    """One finding, with the auditor that made it (for the final report)."""
+
+    auditor: str
+    severity: str
+    title: str
+    detail: str
+
+
+@dataclass(kw_only=True)
+class FinalReport:
+    """What a run produced, for people and programs."""
+
+    outcome: Outcome
+    """approved, unresolved (revision limit reached with problems left) or failed."""
+    reason: str
+    """One sentence on why the run ended this way."""
+    summary: str
+    """The task as the researcher understood it."""
+    files: dict[str, str]
+    """Produced files by name."""
+    tests: TestRun | None
+    """The last test run."""
+    findings: list[AuditEntry]
+    """The last audit's findings."""
+    revisions: int
+    """Revision rounds done."""
+    prompt_tokens: int
+    """Prompt tokens over the whole run."""
+    completion_tokens: int
+    """Completion tokens over the whole run."""
+
+
+def merge_audits(
+    left: dict[str, AuditReport], right: dict[str, AuditReport]
+) -> dict[str, AuditReport]:
+    """Reducer for the parallel auditors: each writes its own key; a new round overwrites."""
+    return {**left, **right}
 
 
 @dataclass(kw_only=True)
@@ -33,6 +104,10 @@ class InputState:
 
     task: str
     """The programming task, in plain language."""
+    workspace: str | None = None
+    """A directory the researcher may search and read (optional)."""
+    database: str | None = None
+    """A SQLite file the researcher may query read-only (optional)."""
 
 
 @dataclass(kw_only=True)
@@ -40,15 +115,38 @@ class OutputState:
     """What a run returns."""
 
     status: RunStatus = "running"
-    """Whether the run finished, failed, or is still going."""
-    brief: ResearchBrief | None = None
-    """The researcher's structured brief."""
+    """running, done, or failed (an agent could not answer; see error)."""
+    report: FinalReport | None = None
+    """The final report, once the run ended."""
     error: str | None = None
     """Why the run failed, when it did."""
     metrics: Annotated[list[NodeMetrics], operator.add] = field(default_factory=list)
-    """Per-node cost records; parallel branches append."""
+    """Per-call cost records; parallel branches append."""
 
 
 @dataclass(kw_only=True)
 class State(InputState, OutputState):
     """The whole state shared by the nodes."""
+
+    brief: ResearchBrief | None = None
+    """The researcher's structured brief."""
+    research_notes: str = ""
+    """What the researcher's tool lookups found (bounded)."""
+    coder_briefing: str = ""
+    """The summarizer's hand-over to the coder (bounded)."""
+    files: dict[str, str] = field(default_factory=dict)
+    """The coder's latest files: solution.py and test_solution.py."""
+    code_notes: str = ""
+    """The coder's note on its latest change."""
+    test_run: TestRun | None = None
+    """The latest sandboxed test run."""
+    audit_briefing: str = ""
+    """The summarizer's hand-over to the auditors (bounded)."""
+    audits: Annotated[dict[str, AuditReport], merge_audits] = field(default_factory=dict)
+    """The latest report of each auditor."""
+    revision: int = 0
+    """Revision rounds done so far."""
+    decision: Decision = "finish"
+    """What the decide node chose."""
+    problems: str = ""
+    """The problems the next revision must fix (bounded)."""

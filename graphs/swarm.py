@@ -1,65 +1,52 @@
-"""The edgeswarm graph. Today: the researcher; the coder and auditors join it next."""
+"""The edgeswarm graph: researcher → summarize → coder → tests → summarize → auditors → decide.
+
+The decision loops back to the coder (``revise``) until the tests pass and no blocking
+finding stands, or the revision limit is reached; any agent failure ends the run with a
+failed status and its reason. Compiled and exported as ``graph``, named ``swarm``.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Literal
 
-import httpx
 from langgraph.graph import END, START, StateGraph
-from langgraph.runtime import Runtime
 
-from agents.researcher import MAX_TASK_CHARS, research
-from agents.schemas import ResearchBrief
-from agents.structured import StructuredOutputError, chat_model, token_budget
+from graphs import nodes
 from graphs.context import Context
-from graphs.state import InputState, NodeMetrics, OutputState, State
-from runtime.logs import get_logger
+from graphs.nodes import validate_task
+from graphs.state import InputState, OutputState, State
 
-_log = get_logger("graph")
-
-
-def validate_task(task: str) -> str:
-    """The task, stripped; raise ValueError when it is empty or too long."""
-    text = task.strip()
-    if not text:
-        raise ValueError("the task is empty")
-    if len(text) > MAX_TASK_CHARS:
-        raise ValueError(f"the task has {len(text)} characters; the limit is {MAX_TASK_CHARS}")
-    return text
+__all__ = ["build_graph", "graph", "validate_task"]
 
 
-async def researcher(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
-    """Analyse the task into a structured research brief."""
-    ctx = runtime.context or Context()
-    try:
-        task = validate_task(state.task)
-    except ValueError as err:
-        return {"status": "failed", "error": f"researcher: {err}"}
-    try:
-        async with httpx.AsyncClient(timeout=ctx.request_timeout_s) as http:
-            llm = chat_model(
-                base_url=ctx.base_url,
-                model=ctx.researcher_model,
-                api_key=ctx.api_key,
-                max_tokens=ctx.max_tokens or token_budget(ResearchBrief),
-                temperature=ctx.temperature,
-                seed=ctx.seed,
-                timeout_s=ctx.request_timeout_s,
-                http_client=http,
-            )
-            result = await research(task, llm, model_name=ctx.researcher_model)
-    except StructuredOutputError as err:
-        _log.warning("node_failed", node="researcher", error=str(err))
-        return {"status": "failed", "error": f"researcher: {err}"}
-    metrics = NodeMetrics(
-        node="researcher",
-        model=result.model,
-        prompt_tokens=result.prompt_tokens,
-        completion_tokens=result.completion_tokens,
-        seconds=round(result.seconds, 3),
-    )
-    _log.info("node_done", node="researcher", model=result.model, seconds=metrics.seconds)
-    return {"status": "done", "brief": result.value, "metrics": [metrics]}
+def _then(target: str) -> Callable[[State], str]:
+    """A router that goes on to ``target`` unless the run has failed."""
+
+    def route(state: State) -> str:
+        return "finish" if state.status == "failed" else target
+
+    route.__name__ = f"after_to_{target}"
+    return route
+
+
+def route_after_tests(state: State) -> Literal["summarize_code", "finish"]:
+    """Failed runs end; otherwise the code goes to the auditors' hand-over."""
+    return "finish" if state.status == "failed" else "summarize_code"
+
+
+def route_to_auditors(state: State) -> list[str]:
+    """Both auditors in parallel, unless the run has failed."""
+    if state.status == "failed":
+        return ["finish"]
+    return ["security_auditor", "performance_auditor"]
+
+
+def route_decision(state: State) -> Literal["coder", "finish"]:
+    """Back to the coder on ``revise``; to the final report otherwise."""
+    if state.status != "failed" and state.decision == "revise":
+        return "coder"
+    return "finish"
 
 
 def build_graph() -> StateGraph[State, Context, InputState, OutputState]:
@@ -67,9 +54,29 @@ def build_graph() -> StateGraph[State, Context, InputState, OutputState]:
     builder = StateGraph(
         State, context_schema=Context, input_schema=InputState, output_schema=OutputState
     )
-    builder.add_node("researcher", researcher)
+    builder.add_node("researcher", nodes.researcher)
+    builder.add_node("summarize_brief", nodes.summarize_brief)
+    builder.add_node("coder", nodes.coder)
+    builder.add_node("run_tests", nodes.run_code_tests)
+    builder.add_node("summarize_code", nodes.summarize_code)
+    builder.add_node("security_auditor", nodes.security_auditor)
+    builder.add_node("performance_auditor", nodes.performance_auditor)
+    builder.add_node("decide", nodes.decide)
+    builder.add_node("finish", nodes.finish)
+
     builder.add_edge(START, "researcher")
-    builder.add_edge("researcher", END)
+    builder.add_conditional_edges(
+        "researcher", _then("summarize_brief"), ["summarize_brief", "finish"]
+    )
+    builder.add_conditional_edges("summarize_brief", _then("coder"), ["coder", "finish"])
+    builder.add_conditional_edges("coder", _then("run_tests"), ["run_tests", "finish"])
+    builder.add_conditional_edges("run_tests", route_after_tests)
+    builder.add_conditional_edges(
+        "summarize_code", route_to_auditors, ["security_auditor", "performance_auditor", "finish"]
+    )
+    builder.add_edge(["security_auditor", "performance_auditor"], "decide")
+    builder.add_conditional_edges("decide", route_decision)
+    builder.add_edge("finish", END)
     return builder
 
 

@@ -12,7 +12,7 @@ import sys
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, TextIO
+from typing import Any, TextIO, cast
 
 import structlog
 
@@ -23,7 +23,7 @@ def configure_logging(
     log_format: LogFormat = LogFormat.AUTO, level: str = "info", stream: TextIO | None = None
 ) -> None:
     """Configure structlog for this process; later calls reconfigure (tests, CLI flags)."""
-    out: TextIO = stream if stream is not None else _Stderr()
+    out = stream if stream is not None else cast(TextIO, _Stderr())
     use_json = log_format is LogFormat.JSON or (log_format is LogFormat.AUTO and not _is_tty(out))
     renderer: Any = (
         structlog.processors.JSONRenderer()

@@ -5,7 +5,8 @@ Start: ``python tests/fakes/openai_server.py --port N [--model NAME] [--latency 
 
 Besides ``/health``, ``/v1/models`` and ``/v1/chat/completions`` it has control routes:
 ``POST /_fake/script`` queues responses (JSON list of objects with ``content``,
-``finish_reason``, ``status``, ``delay_s``, ``prompt_tokens``, ``completion_tokens``),
+``finish_reason``, ``status``, ``delay_s``, ``prompt_tokens``, ``completion_tokens``, and
+optional conditions ``schema`` and ``contains`` that pick which request a step answers),
 ``GET /_fake/requests`` returns every request body received, ``POST /_fake/reset`` clears both.
 When the script is empty, chat answers echo ``{"echo": <last user message>}``.
 """
@@ -51,7 +52,7 @@ def build_app(state: FakeState) -> Starlette:
         except json.JSONDecodeError:
             return JSONResponse({"error": {"message": "body is not JSON"}}, status_code=400)
         state.requests.append(body)
-        step = state.script.pop(0) if state.script else {}
+        step = _take_step(state.script, body)
         await asyncio.sleep(float(step.get("delay_s", state.latency)))
         status = int(step.get("status", 200))
         if status != 200:
@@ -80,6 +81,20 @@ def build_app(state: FakeState) -> Starlette:
             Route("/_fake/reset", reset, methods=["POST"]),
         ]
     )
+
+
+def _take_step(script: list[dict[str, Any]], body: dict[str, Any]) -> dict[str, Any]:
+    """The first queued step whose conditions match the request (``schema``: the name of
+    the response_format schema; ``contains``: text in the messages); {} when none does."""
+    schema = ((body.get("response_format") or {}).get("json_schema") or {}).get("name", "")
+    text = json.dumps(body.get("messages", []))
+    for index, step in enumerate(script):
+        if step.get("schema") not in (None, schema):
+            continue
+        if step.get("contains") is not None and step["contains"] not in text:
+            continue
+        return script.pop(index)
+    return {}
 
 
 def _completion(body: dict[str, Any], step: dict[str, Any], model: str) -> dict[str, Any]:

@@ -5,7 +5,11 @@ import pytest
 
 from graphs.cli import EXIT_ENVIRONMENT, EXIT_FAILED, EXIT_OK, EXIT_USAGE, main
 from tests.conftest import FakeOpenAI
-from tests.unit.test_structured import BRIEF
+from tests.unit.test_graph import BAD_CODE, GOOD_CODE, brief, round_steps, summary
+
+
+def approve_script(fake: FakeOpenAI) -> None:
+    fake.script(brief(), summary(), *round_steps(GOOD_CODE))
 
 
 @pytest.fixture(autouse=True)
@@ -18,39 +22,64 @@ def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 def test_run_against_a_server_prints_json(
     fake_openai: FakeOpenAI, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    fake_openai.script({"content": json.dumps(BRIEF)})
-    code = main(
-        [
-            "run",
-            "--json",
-            "--base-url",
-            fake_openai.base_url,
-            "--model",
-            "fake-model",
-            "add two numbers",
-        ]
-    )
-    assert code == EXIT_OK
-    output = json.loads(capsys.readouterr().out)
+    approve_script(fake_openai)
+    args = ["run", "--json", "--base-url", fake_openai.base_url, "--model", "fake-model", "add"]
+    code = main(args)
+    captured = capsys.readouterr()
+    assert code == EXIT_OK, captured.err
+    output = json.loads(captured.out)
     assert output["status"] == "done"
-    assert output["brief"]["entry_point"] == "add"
+    assert output["report"]["outcome"] == "approved"
+    assert output["report"]["files"]["solution.py"] == GOOD_CODE
     assert output["endpoint"] == fake_openai.base_url
     assert len(output["run_id"]) == 12
+    # the fake serves one model: every role was mapped to it, the fallback dropped
+    assert {body["model"] for body in fake_openai.requests()} == {"fake-model"}
+    assert "[coder] fake-model" in captured.err  # live progress, node by node
 
 
 def test_run_pretty_output(fake_openai: FakeOpenAI, capsys: pytest.CaptureFixture[str]) -> None:
-    fake_openai.script({"content": json.dumps(BRIEF)})
+    approve_script(fake_openai)
     assert main(["run", "--base-url", fake_openai.base_url, "add two numbers"]) == EXIT_OK
     out = capsys.readouterr().out
-    assert "done" in out and "add(2, 3) == 5" in out
+    assert "outcome approved" in out and "--- solution.py ---" in out and "return a + b" in out
 
 
 def test_failed_run_exits_non_zero_with_reason(
     fake_openai: FakeOpenAI, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    fake_openai.script({"content": '{"summary": "x', "finish_reason": "length"})
-    assert main(["run", "--base-url", fake_openai.base_url, "add two numbers"]) == EXIT_FAILED
-    assert "cut off" in capsys.readouterr().out
+    fake_openai.script(brief(), summary(), *(round_steps(BAD_CODE) * 2))
+    code = main(["run", "--max-revisions", "1", "--base-url", fake_openai.base_url, "add"])
+    assert code == EXIT_FAILED
+    assert "tests still fail after 1 revision(s)" in capsys.readouterr().out
+
+
+def test_run_writes_outputs(
+    fake_openai: FakeOpenAI, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    approve_script(fake_openai)
+    out_dir = tmp_path / "out"
+    assert main(["run", "--out", str(out_dir), "--base-url", fake_openai.base_url, "add"]) == 0
+    assert (out_dir / "solution.py").read_text() == GOOD_CODE
+    assert (out_dir / "test_solution.py").exists()
+    report = json.loads((out_dir / "report.json").read_text())
+    assert report["report"]["outcome"] == "approved" and report["task"] == "add"
+    markdown = (out_dir / "report.md").read_text()
+    assert "outcome: **approved**" in markdown and "| coder | fake-model |" in markdown
+
+
+@pytest.mark.parametrize(
+    ("flag", "message"),
+    [("--workspace", "is not a readable directory"), ("--database", "does not exist")],
+)
+def test_bad_workspace_or_database(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], flag: str, message: str
+) -> None:
+    code = main(
+        ["run", flag, str(tmp_path / "missing"), "--base-url", "http://127.0.0.1:9/v1", "t"]
+    )
+    assert code == EXIT_USAGE
+    assert message in capsys.readouterr().err
 
 
 def test_empty_task_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
@@ -64,10 +93,10 @@ def test_task_from_stdin(
     import io
 
     monkeypatch.setattr("sys.stdin", io.StringIO("add two numbers\n"))
-    fake_openai.script({"content": json.dumps(BRIEF)})
+    approve_script(fake_openai)
     assert main(["run", "--json", "--base-url", fake_openai.base_url, "-"]) == EXIT_OK
-    [body] = fake_openai.requests()
-    assert body["messages"][-1]["content"].strip().endswith("add two numbers")
+    first = fake_openai.requests()[0]
+    assert first["messages"][-1]["content"].strip().endswith("add two numbers")
 
 
 def test_bad_setting_is_a_usage_error(

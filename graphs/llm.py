@@ -1,0 +1,123 @@
+"""How a node asks its role's model for a structured answer: lease, call, measure."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+from urllib.parse import quote
+
+import httpx
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import BaseMessage
+from pydantic import BaseModel
+
+from agents.call import AgentCallError, CallPolicy, call_structured
+from agents.structured import chat_model
+from graphs.context import Context, Role
+from graphs.state import NodeMetrics
+from runtime.logs import get_logger
+
+T = TypeVar("T", bound=BaseModel)
+_log = get_logger("graph")
+
+
+class NodeFailedError(RuntimeError):
+    """A node could not get a usable answer from any model."""
+
+
+@dataclass(frozen=True)
+class Answer(Generic[T]):
+    """A node's validated answer and its cost record."""
+
+    value: T
+    metrics: NodeMetrics
+
+
+def gateway_root(base_url: str) -> str:
+    """The server root of an OpenAI-compatible base URL (``…/v1`` stripped)."""
+    root = base_url.rstrip("/")
+    return root.removesuffix("/v1")
+
+
+async def lease_model(http: httpx.AsyncClient, base_url: str, model: str) -> float:
+    """Ask an edgeswarm gateway to make ``model`` resident; the seconds it took.
+
+    A plain vLLM server has no management routes (404/405): nothing to wait for there.
+    """
+    start = time.monotonic()
+    url = f"{gateway_root(base_url)}/models/{quote(model, safe='')}/load"
+    reply = await http.post(url)
+    if reply.status_code in (404, 405):
+        return 0.0
+    if reply.status_code >= 400:
+        raise httpx.HTTPStatusError(
+            f"the gateway refused to load {model}: {reply.status_code} {reply.text[:200]}",
+            request=reply.request,
+            response=reply,
+        )
+    return time.monotonic() - start
+
+
+async def ask(
+    ctx: Context,
+    role: Role,
+    node: str,
+    schema: type[T],
+    messages: Sequence[BaseMessage],
+    *,
+    revision: int = 0,
+) -> Answer[T]:
+    """Get ``schema`` from the role's model (retry, fallback); raise NodeFailedError."""
+    policy = CallPolicy(
+        model=ctx.model_for(role),
+        fallback_model=ctx.fallback_model,
+        max_tokens=ctx.tokens_for(role),
+        timeout_s=ctx.node_timeout_s,
+    )
+    start = time.monotonic()
+    async with httpx.AsyncClient(timeout=ctx.node_timeout_s) as http:
+
+        def chat(model: str, max_tokens: int) -> BaseChatModel:
+            return chat_model(
+                base_url=ctx.base_url,
+                model=model,
+                api_key=ctx.api_key,
+                max_tokens=max_tokens,
+                temperature=ctx.temperature_for(role),
+                seed=ctx.seed,
+                timeout_s=ctx.node_timeout_s,
+                http_client=http,
+            )
+
+        async def lease(model: str) -> float:
+            if not ctx.lease_models:
+                return 0.0
+            return await lease_model(http, ctx.base_url, model)
+
+        try:
+            outcome = await call_structured(schema, messages, policy, chat, lease)
+        except (AgentCallError, httpx.HTTPError) as err:
+            _log.warning("node_failed", node=node, error=str(err))
+            raise NodeFailedError(f"{node}: {err}") from err
+    result = outcome.result
+    metrics = NodeMetrics(
+        node=node,
+        model=result.model,
+        prompt_tokens=result.prompt_tokens,
+        completion_tokens=result.completion_tokens,
+        seconds=round(time.monotonic() - start, 3),
+        swap_wait_s=round(outcome.trace.swap_wait_s, 3),
+        attempts=len(outcome.trace.attempts),
+        revision=revision,
+    )
+    _log.info(
+        "node_done",
+        node=node,
+        model=result.model,
+        seconds=metrics.seconds,
+        attempts=metrics.attempts,
+        prompt_tokens=metrics.prompt_tokens,
+    )
+    return Answer(result.value, metrics)

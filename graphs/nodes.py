@@ -1,0 +1,280 @@
+"""The swarm's nodes. Each reads only the bounded hand-overs it needs from the state."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from typing import Any
+
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+from langgraph.runtime import Runtime
+
+from agents import prompts
+from agents.researcher import MAX_TASK_CHARS, researcher_messages
+from agents.schemas import AuditReport, CodeSubmission, ResearchBrief, StageSummary
+from graphs.context import Context
+from graphs.llm import NodeFailedError, ask
+from graphs.state import AuditEntry, FinalReport, State, TestRun
+from tools.sandbox import SandboxUnavailable, run_tests
+
+SOLUTION, TESTS = "solution.py", "test_solution.py"
+_OUTPUT_TAIL = 1200
+_PROBLEMS_CHARS = 1600
+_BLOCKING = {"high", "critical"}
+
+
+def validate_task(task: str) -> str:
+    """The task, stripped; raise ValueError when it is empty or too long."""
+    text = task.strip()
+    if not text:
+        raise ValueError("the task is empty")
+    if len(text) > MAX_TASK_CHARS:
+        raise ValueError(f"the task has {len(text)} characters; the limit is {MAX_TASK_CHARS}")
+    return text
+
+
+def _ctx(runtime: Runtime[Context]) -> Context:
+    return runtime.context or Context()
+
+
+def _failed(err: Exception) -> dict[str, Any]:
+    return {"status": "failed", "error": str(err)}
+
+
+async def researcher(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
+    """Analyse the task into a structured research brief."""
+    try:
+        task = validate_task(state.task)
+        answer = await ask(
+            _ctx(runtime), "researcher", "researcher", ResearchBrief, researcher_messages(task)
+        )
+    except (ValueError, NodeFailedError) as err:
+        return _failed(err)
+    return {"brief": answer.value, "metrics": [answer.metrics]}
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 15] + " …[truncated]"
+
+
+def _summary_messages(audience: str, material: str) -> list[BaseMessage]:
+    return [
+        SystemMessage(prompts.SUMMARIZER_SYSTEM),
+        HumanMessage(prompts.SUMMARIZER_INPUT.format(audience=audience, material=material)),
+    ]
+
+
+def _handover(summary: StageSummary, limit: int) -> str:
+    points = "\n".join(f"- {point}" for point in summary.key_points)
+    return _clip(f"{summary.summary}\n{points}".strip(), limit)
+
+
+def _brief_text(brief: ResearchBrief) -> str:
+    cases = "\n".join(f"- {c.call} == {c.expected}  ({c.description})" for c in brief.test_cases)
+    lines = [
+        f"Summary: {brief.summary}",
+        f"Write: {brief.kind} `{brief.entry_point}`",
+        "Requirements:\n" + "\n".join(f"- {r}" for r in brief.requirements),
+    ]
+    if brief.constraints:
+        lines.append("Constraints:\n" + "\n".join(f"- {c}" for c in brief.constraints))
+    lines.append("Test cases:\n" + cases)
+    return "\n".join(lines)
+
+
+async def summarize_brief(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
+    """Condense the brief and research notes into the coder's hand-over."""
+    ctx = _ctx(runtime)
+    if state.brief is None:
+        return _failed(RuntimeError("summarize_brief: no research brief to summarize"))
+    material = _brief_text(state.brief)
+    if state.research_notes:
+        material += "\nResearch notes:\n" + state.research_notes
+    try:
+        answer = await ask(
+            ctx,
+            "summarizer",
+            "summarize_brief",
+            StageSummary,
+            _summary_messages("the coder", material),
+        )
+    except NodeFailedError as err:
+        return _failed(err)
+    # The structured brief's facts travel verbatim; the summary adds the gist on top.
+    handover = _clip(
+        _handover(answer.value, ctx.handover_chars // 2) + "\n" + material, ctx.handover_chars
+    )
+    return {"coder_briefing": handover, "metrics": [answer.metrics]}
+
+
+def _coder_messages(state: State) -> list[BaseMessage]:
+    revision = ""
+    if state.revision and state.files:
+        revision = prompts.CODER_REVISION.format(
+            number=state.revision, code=state.files.get(SOLUTION, ""), problems=state.problems
+        )
+    return [
+        SystemMessage(prompts.CODER_SYSTEM),
+        HumanMessage(prompts.CODER_TASK.format(brief=state.coder_briefing, revision=revision)),
+    ]
+
+
+async def coder(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
+    """Write (or revise) solution.py and its tests."""
+    try:
+        answer = await ask(
+            _ctx(runtime),
+            "coder",
+            "coder",
+            CodeSubmission,
+            _coder_messages(state),
+            revision=state.revision,
+        )
+    except NodeFailedError as err:
+        return _failed(err)
+    files = {SOLUTION: answer.value.code, TESTS: answer.value.tests}
+    return {"files": files, "code_notes": answer.value.notes, "metrics": [answer.metrics]}
+
+
+_RESULT = re.compile(r"RESULT passed=(\d+) failed=(\d+)")
+
+
+async def run_code_tests(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
+    """Run the coder's tests against its code in the sandbox."""
+    ctx = _ctx(runtime)
+    try:
+        result = await asyncio.to_thread(run_tests, state.files, timeout_s=ctx.sandbox_timeout_s)
+    except (SandboxUnavailable, ValueError) as err:
+        return _failed(RuntimeError(f"run_tests: {err}"))
+    counts = _RESULT.search(result.stdout)
+    passed, failed = (int(counts[1]), int(counts[2])) if counts else (0, 1)
+    output = (result.stdout + "\n" + result.stderr).strip()
+    test_run = TestRun(
+        ok=result.exit_code == 0 and failed == 0 and passed > 0,
+        passed=passed,
+        failed=failed,
+        exit_code=result.exit_code,
+        timed_out=result.timed_out,
+        output=output[-_OUTPUT_TAIL:],
+        duration_s=round(result.duration_s, 3),
+    )
+    return {"test_run": test_run}
+
+
+async def summarize_code(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
+    """Condense the brief, the coder's note and the test run into the auditors' hand-over."""
+    ctx = _ctx(runtime)
+    tests = state.test_run
+    status = "no test run" if tests is None else f"{tests.passed} passed, {tests.failed} failed"
+    material = (
+        f"Task: {state.brief.summary if state.brief else state.task[:300]}\n"
+        f"Coder's note: {state.code_notes}\nTests: {status}"
+    )
+    try:
+        answer = await ask(
+            ctx,
+            "summarizer",
+            "summarize_code",
+            StageSummary,
+            _summary_messages("the security and performance auditors", material),
+            revision=state.revision,
+        )
+    except NodeFailedError as err:
+        return _failed(err)
+    return {
+        "audit_briefing": _handover(answer.value, ctx.handover_chars),
+        "metrics": [answer.metrics],
+    }
+
+
+def _auditor(kind: str) -> Any:
+    async def audit(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
+        messages: list[BaseMessage] = [
+            SystemMessage(prompts.AUDITOR_SYSTEM[kind]),
+            HumanMessage(
+                prompts.AUDITOR_INPUT.format(
+                    briefing=state.audit_briefing, code=state.files.get(SOLUTION, "")
+                )
+            ),
+        ]
+        try:
+            answer = await ask(
+                _ctx(runtime),
+                "auditor",
+                f"{kind}_auditor",
+                AuditReport,
+                messages,
+                revision=state.revision,
+            )
+        except NodeFailedError as err:
+            return _failed(err)
+        return {"audits": {kind: answer.value}, "metrics": [answer.metrics]}
+
+    audit.__name__ = f"{kind}_auditor"
+    audit.__doc__ = f"The {kind} auditor's verdict and findings on solution.py."
+    return audit
+
+
+security_auditor = _auditor("security")
+performance_auditor = _auditor("performance")
+
+
+def problems_of(state: State) -> str:
+    """What the next revision must fix: failing tests and blocking findings (bounded)."""
+    lines: list[str] = []
+    tests = state.test_run
+    if tests is not None and not tests.ok:
+        lines.append(
+            f"Tests: {tests.passed} passed, {tests.failed} failed"
+            f"{' (timed out)' if tests.timed_out else ''}. Output:\n{tests.output[-700:]}"
+        )
+    for kind, report in sorted(state.audits.items()):
+        if report.verdict != "revise":
+            continue
+        for finding in report.findings:
+            if finding.severity in _BLOCKING:
+                lines.append(f"{kind} [{finding.severity}] {finding.title}: {finding.detail}")
+    return _clip("\n".join(lines), _PROBLEMS_CHARS)
+
+
+async def decide(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
+    """Revise when tests fail or a blocking finding stands, within the revision limit."""
+    problems = problems_of(state)
+    if problems and state.revision < _ctx(runtime).max_revisions:
+        return {"decision": "revise", "problems": problems, "revision": state.revision + 1}
+    return {"decision": "finish", "problems": problems}
+
+
+def _outcome(state: State) -> tuple[str, str]:
+    if state.status == "failed":
+        return "failed", state.error or "an agent failed"
+    if not state.problems:
+        return "approved", "the tests pass and no blocking finding stands"
+    rounds = f"{state.revision} revision(s)"
+    tests = state.test_run
+    if tests is not None and not tests.ok:
+        return "unresolved", f"tests still fail after {rounds} (the revision limit)"
+    return "unresolved", f"blocking audit findings remain after {rounds} (the revision limit)"
+
+
+async def finish(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
+    """Write the final report; the run is done unless an agent failed."""
+    outcome, reason = _outcome(state)
+    findings = [
+        AuditEntry(auditor=kind, severity=f.severity, title=f.title, detail=f.detail)
+        for kind, report in sorted(state.audits.items())
+        for f in report.findings
+    ]
+    report = FinalReport(
+        outcome=outcome,  # type: ignore[arg-type]
+        reason=reason,
+        summary=state.brief.summary if state.brief else "",
+        files=dict(state.files),
+        tests=state.test_run,
+        findings=findings,
+        revisions=state.revision,
+        prompt_tokens=sum(m.prompt_tokens for m in state.metrics),
+        completion_tokens=sum(m.completion_tokens for m in state.metrics),
+    )
+    status = "failed" if outcome == "failed" else "done"
+    return {"status": status, "report": report}

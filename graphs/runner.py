@@ -1,0 +1,153 @@
+"""Running the swarm for a caller: context from the endpoint, live progress, outputs on disk."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import fields, replace
+from pathlib import Path
+from typing import Any
+
+import httpx
+from pydantic import TypeAdapter
+
+from graphs.context import Context
+from graphs.nodes import validate_task
+from graphs.state import InputState, OutputState
+from graphs.swarm import graph
+from runtime.endpoint import Endpoint
+from runtime.logs import get_logger
+
+ProgressFn = Callable[[str, Mapping[str, Any]], None]
+_log = get_logger("runner")
+_ROLES = ("researcher", "coder", "auditor", "summarizer")
+
+
+class InputError(ValueError):
+    """The run's input is unusable (task, workspace, database)."""
+
+
+def served_models(endpoint: Endpoint, timeout_s: float = 10.0) -> list[str]:
+    """Model names the endpoint lists at ``/models``; [] when it does not answer that."""
+    try:
+        reply = httpx.get(
+            f"{endpoint.base_url}/models",
+            headers={"Authorization": f"Bearer {endpoint.api_key}"},
+            timeout=timeout_s,
+        )
+        return [str(item["id"]) for item in reply.json().get("data", [])]
+    except (httpx.HTTPError, ValueError, KeyError, TypeError, AttributeError):
+        return []
+
+
+def context_for(endpoint: Endpoint, served: list[str], **overrides: Any) -> Context:
+    """The run's context: defaults, the caller's overrides, roles mapped to served models.
+
+    A role whose model the endpoint does not serve gets the endpoint's own model (a plain
+    vLLM server serves one); a fallback that is not served is dropped, with a warning.
+    """
+    context = replace(Context(), base_url=endpoint.base_url, api_key=endpoint.api_key, **overrides)
+    if not served:
+        return context
+    changes: dict[str, Any] = {}
+    for role in _ROLES:
+        model = getattr(context, f"{role}_model")
+        if model not in served:
+            changes[f"{role}_model"] = endpoint.model if endpoint.model in served else served[0]
+            _log.warning(
+                "role_model_not_served", role=role, model=model, using=changes[f"{role}_model"]
+            )
+    if context.fallback_model is not None and context.fallback_model not in served:
+        changes["fallback_model"] = None
+        _log.warning("fallback_not_served", model=context.fallback_model)
+    return replace(context, **changes)
+
+
+def check_inputs(task: str, workspace: str | None, database: str | None) -> InputState:
+    """The graph input, validated: clear errors for a bad task, workspace or database."""
+    try:
+        text = validate_task(task)
+    except ValueError as err:
+        raise InputError(str(err)) from None
+    if workspace is not None and not Path(workspace).is_dir():
+        raise InputError(f"workspace {workspace} is not a readable directory")
+    if database is not None and not Path(database).is_file():
+        raise InputError(f"database {database} does not exist")
+    return InputState(task=text, workspace=workspace, database=database)
+
+
+async def run_swarm(
+    inputs: InputState, context: Context, *, progress: ProgressFn | None = None
+) -> OutputState:
+    """Run the graph, reporting each node's update as it lands; the final output state."""
+    last: dict[str, Any] = {}
+    part: Any
+    async for part in graph.astream(inputs, context=context, stream_mode=["updates", "values"]):
+        mode, chunk = part
+        if mode == "values":
+            last = chunk
+        elif progress is not None:
+            for node, update in chunk.items():
+                progress(node, update or {})
+    names = {f.name for f in fields(OutputState)}
+    return OutputState(**{key: value for key, value in last.items() if key in names})
+
+
+def output_json(state: OutputState, **extra: Any) -> dict[str, Any]:
+    """The output state as JSON-ready data, with extra top-level keys."""
+    data: dict[str, Any] = TypeAdapter(OutputState).dump_python(state, mode="json")
+    data.update(extra)
+    return data
+
+
+def write_outputs(out_dir: Path, data: dict[str, Any]) -> list[Path]:
+    """Write the produced files, report.json and report.md under ``out_dir``."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    report = data.get("report") or {}
+    for name, content in (report.get("files") or {}).items():
+        target = out_dir / Path(name).name  # names are the graph's own, never paths
+        target.write_text(content, "utf-8")
+        written.append(target)
+    (out_dir / "report.json").write_text(json.dumps(data, indent=2) + "\n", "utf-8")
+    (out_dir / "report.md").write_text(report_markdown(data), "utf-8")
+    return [*written, out_dir / "report.json", out_dir / "report.md"]
+
+
+def report_markdown(data: dict[str, Any]) -> str:
+    """A human-readable report of a run."""
+    report: dict[str, Any] = data.get("report") or {}
+    lines = [
+        f"# edgeswarm run {data.get('run_id', '')}",
+        "",
+        f"- status: **{data.get('status')}**, outcome: **{report.get('outcome', '-')}**",
+        f"- reason: {report.get('reason', data.get('error') or '-')}",
+        f"- revisions: {report.get('revisions', 0)}",
+        f"- tokens: {report.get('prompt_tokens', 0)} prompt, "
+        f"{report.get('completion_tokens', 0)} completion; {data.get('seconds', '?')} s",
+        "",
+        "## Task",
+        "",
+        str(data.get("task", "")),
+        "",
+    ]
+    tests = report.get("tests")
+    if tests:
+        lines += ["## Tests", "", f"{tests['passed']} passed, {tests['failed']} failed", ""]
+    if report.get("findings"):
+        lines += ["## Findings", ""]
+        lines += [
+            f"- {f['auditor']} [{f['severity']}] {f['title']}: {f['detail']}"
+            for f in report["findings"]
+        ]
+        lines.append("")
+    for name, content in (report.get("files") or {}).items():
+        lines += [f"## {name}", "", "```python", content.rstrip(), "```", ""]
+    lines += ["## Calls", "", "| node | model | prompt | completion | s | swap wait s |"]
+    lines.append("| --- | --- | --- | --- | --- | --- |")
+    for m in data.get("metrics", []):
+        lines.append(
+            f"| {m['node']} | {m['model']} | {m['prompt_tokens']} | {m['completion_tokens']} "
+            f"| {m['seconds']} | {m['swap_wait_s']} |"
+        )
+    return "\n".join(lines) + "\n"
