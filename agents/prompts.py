@@ -44,13 +44,17 @@ You are the coder in a team of software agents. You write one small, correct Pyt
 solution.py, and its tests, test_solution.py.
 
 Rules:
-- solution.py holds the complete code: imports first, then the requested function or class,
-  with the exact name the brief gives. No input(), no network, no files, no prints at import.
-- test_solution.py starts with `from solution import <name>` and defines test_* functions that
-  use plain assert statements; cover the brief's test cases and an edge case.
+- code_lines is the complete solution.py, one source line per item (indentation included):
+  imports first, then the requested function or class, fully implemented, with the exact name
+  the brief gives. No input(), no network, no files.
+- test_lines is the complete test_solution.py, one line per item: `from solution import
+  <name>`, then test_* functions using plain assert statements on the brief's test cases.
 - Use only the Python standard library.
-- When revising, fix every failing test and every finding listed, and keep what worked.
-- Answer with one JSON object that follows the given schema, nothing else.
+- When revising, rewrite the whole module so that every failing test and every listed
+  problem is fixed.
+
+Example answer for "Write add(a, b) returning the sum":
+{"code_lines": ["def add(a, b):", "    return a + b"], "test_lines": ["from solution import add", "", "def test_add():", "    assert add(2, 3) == 5", "    assert add(-1, 1) == 0"], "notes": "Returns a + b."}
 """
 
 CODER_TASK = """\
@@ -60,12 +64,15 @@ Brief:
 {revision}"""
 
 CODER_REVISION = """\
-Revision {number}. Your previous solution.py:
+This is revision {number}. The previous solution.py was:
 ```python
 {code}
 ```
-Fix these problems:
+It has these problems:
 {problems}
+
+Write the corrected solution.py and test_solution.py. Fix the code where it is wrong; fix a
+test where its expected value contradicts the task. Never keep two asserts that contradict.
 """
 
 AUDITOR_SYSTEM = {

@@ -68,23 +68,41 @@ class StageSummary(BaseModel):
     )
 
 
+SourceLine = Annotated[str, Field(max_length=100)]
+
+
 class CodeSubmission(BaseModel):
-    """The coder's answer: one Python module and its tests."""
+    """The coder's answer: solution.py and test_solution.py, one source line per item.
+
+    Lines, not one string: small models fail to escape newlines inside a JSON string
+    (measured with Qwen2.5-Coder-0.5B: every module collapsed to its first line), while a
+    list of lines needs no newline escapes at all.
+    """
 
     model_config = ConfigDict(extra="forbid")
 
-    code: str = Field(
+    code_lines: list[SourceLine] = Field(
         min_length=1,
-        max_length=2400,
-        description="The complete module solution.py: imports, then the requested function(s).",
+        max_length=40,
+        description="solution.py, one line of Python per item, indentation included.",
     )
-    tests: str = Field(
+    test_lines: list[SourceLine] = Field(
         min_length=1,
-        max_length=1600,
-        description="test_solution.py: `from solution import ...` and test_* functions "
-        "using plain assert statements.",
+        max_length=25,
+        description="test_solution.py, one line per item: `from solution import ...`, then "
+        "test_* functions using plain assert statements.",
     )
     notes: str = Field(max_length=200, description="What changed and why, in one sentence.")
+
+    @property
+    def code(self) -> str:
+        """solution.py as text."""
+        return "\n".join(self.code_lines).rstrip() + "\n"
+
+    @property
+    def tests(self) -> str:
+        """test_solution.py as text."""
+        return "\n".join(self.test_lines).rstrip() + "\n"
 
 
 class Finding(BaseModel):

@@ -85,7 +85,7 @@ class Settings(BaseSettings):
         description="Model name to request from base_url; defaults to `model`.",
     )
     device: Device = Field(default=Device.AUTO, description="vLLM build to use: auto, cpu or cuda.")
-    max_model_len: int = Field(default=4096, ge=256, le=131072, description="vLLM context length.")
+    max_model_len: int = Field(default=8192, ge=256, le=131072, description="vLLM context length.")
     cpu_kvcache_gib: int = Field(
         default=2, ge=1, le=512, description="KV cache size for vLLM's CPU backend (GiB)."
     )

@@ -50,10 +50,33 @@ async def test_tiny_budget_is_a_truncation_error(
         await research(TASK, llm, model_name=coder_server.spec.served_name)
 
 
-async def test_graph_run_fills_brief_and_metrics(coder_server: VLLMServer) -> None:
-    context = Context(base_url=coder_server.base_url, researcher_model=coder_server.spec.served_name)
+async def test_swarm_run_end_to_end(coder_server: VLLMServer) -> None:
+    """The whole graph with the real model: a valid final report, metrics filled."""
+    name = coder_server.spec.served_name
+    context = Context(
+        base_url=coder_server.base_url,
+        researcher_model=name,
+        coder_model=name,
+        auditor_model=name,
+        summarizer_model=name,
+        fallback_model=None,
+        max_revisions=1,
+    )
     out = await graph.ainvoke(InputState(task=TASK), context=context, version="v2")
-    assert out.value.status == "done", out.value.error
-    assert out.value.brief is not None
-    [metric] = out.value.metrics
-    assert metric.model == coder_server.spec.served_name and metric.seconds > 0
+    state = out.value
+    assert state.status == "done", state.error
+    report = state.report
+    assert report is not None and report.outcome in {"approved", "unresolved"}
+    assert "solution.py" in report.files and "def " in report.files["solution.py"]
+    assert report.tests is not None and report.tests.passed + report.tests.failed > 0
+    nodes = {m.node for m in state.metrics}
+    assert {
+        "researcher",
+        "summarize_brief",
+        "coder",
+        "summarize_code",
+        "security_auditor",
+        "performance_auditor",
+    } <= nodes
+    assert all(m.model == name and m.prompt_tokens > 0 and m.seconds > 0 for m in state.metrics)
+    assert report.prompt_tokens == sum(m.prompt_tokens for m in state.metrics)

@@ -23,7 +23,11 @@ def summary(text: str = "Write add(a, b).") -> dict[str, Any]:
 
 
 def code(source: str, **extra: Any) -> dict[str, Any]:
-    body = {"code": source, "tests": TESTS, "notes": "adds two numbers"}
+    body = {
+        "code_lines": source.splitlines(),
+        "test_lines": TESTS.splitlines(),
+        "notes": "adds two numbers",
+    }
     return {"schema": "CodeSubmission", "content": json.dumps(body), **extra}
 
 
@@ -89,9 +93,9 @@ async def test_revise_path_sends_failures_back_to_the_coder(fake_openai: FakeOpe
     assert state.report.revisions == 1
     first, second = chat_bodies(fake_openai, "CodeSubmission")
     revision_prompt = second["messages"][-1]["content"]
-    assert "Revision 1" in revision_prompt and BAD_CODE.strip() in revision_prompt
+    assert "This is revision 1" in revision_prompt and BAD_CODE.strip() in revision_prompt
     assert "failed" in revision_prompt  # the failing test output travels back
-    assert "Revision" not in first["messages"][-1]["content"]
+    assert "revision" not in first["messages"][-1]["content"]
 
 
 async def test_revision_limit_ends_unresolved(fake_openai: FakeOpenAI) -> None:
