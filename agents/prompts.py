@@ -21,7 +21,7 @@ Rules:
 """
 
 RESEARCHER_TASK = """\
-Task:
+{notes}Task:
 {task}
 """
 
@@ -102,4 +102,19 @@ solution.py:
 ```python
 {code}
 ```
+"""
+
+LOOKUP_SYSTEM = """\
+You are the researcher in a team of software agents. Before you write a brief for a
+programming task, you may look things up with tools: search or read files of the user's
+workspace, list the tables of the user's SQLite database, or run one read-only SELECT on it.
+Plan at most three lookups that help you understand the task; plan none if the task is clear.
+Answer with one JSON object that follows the given schema, nothing else.
+"""
+
+LOOKUP_TASK = """\
+Available tools: {tools}
+
+Task:
+{task}
 """

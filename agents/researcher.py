@@ -12,11 +12,12 @@ from agents.structured import StructuredResult, ainvoke_structured
 MAX_TASK_CHARS = 8000
 
 
-def researcher_messages(task: str) -> list[BaseMessage]:
-    """The researcher's prompt: stable system part first, the task last."""
+def researcher_messages(task: str, notes: str = "") -> list[BaseMessage]:
+    """The researcher's prompt: stable system part first, lookup results, the task last."""
+    notes_part = f"What your lookups found:\n{notes}\n\n" if notes else ""
     return [
         SystemMessage(RESEARCHER_SYSTEM),
-        HumanMessage(RESEARCHER_TASK.format(task=task.strip())),
+        HumanMessage(RESEARCHER_TASK.format(notes=notes_part, task=task.strip())),
     ]
 
 

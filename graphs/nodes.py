@@ -4,21 +4,25 @@ from __future__ import annotations
 
 import asyncio
 import re
+from pathlib import Path
 from typing import Any
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
 from agents import prompts
+from agents.lookups import available_tools, lookup_plan_schema, run_lookups
 from agents.researcher import MAX_TASK_CHARS, researcher_messages
 from agents.schemas import AuditReport, CodeSubmission, ResearchBrief, StageSummary
 from graphs.context import Context
 from graphs.llm import NodeFailedError, ask
-from graphs.state import AuditEntry, FinalReport, State, TestRun
+from graphs.state import AuditEntry, FinalReport, NodeMetrics, State, TestRun
+from tools.dispatch import ToolContext
 from tools.sandbox import SandboxUnavailable, run_tests
 
 SOLUTION, TESTS = "solution.py", "test_solution.py"
 _OUTPUT_TAIL = 1200
+_NOTES_CHARS = 1800
 _PROBLEMS_CHARS = 1600
 _BLOCKING = {"high", "critical"}
 
@@ -41,16 +45,36 @@ def _failed(err: Exception) -> dict[str, Any]:
     return {"status": "failed", "error": str(err)}
 
 
+async def _look_up(state: State, ctx: Context, task: str) -> tuple[str, list[NodeMetrics]]:
+    """The researcher's optional lookups in the run's workspace and database."""
+    tools = available_tools(bool(state.workspace), bool(state.database))
+    if not tools:
+        return "", []
+    messages: list[BaseMessage] = [
+        SystemMessage(prompts.LOOKUP_SYSTEM),
+        HumanMessage(prompts.LOOKUP_TASK.format(tools=", ".join(tools), task=task)),
+    ]
+    answer = await ask(ctx, "researcher", "researcher_lookup", lookup_plan_schema(tools), messages)
+    tool_context = ToolContext(
+        workspace_root=Path(state.workspace) if state.workspace else None,
+        database_path=Path(state.database) if state.database else None,
+    )
+    notes = await asyncio.to_thread(run_lookups, answer.value, tool_context)
+    return _clip(notes, _NOTES_CHARS), [answer.metrics]
+
+
 async def researcher(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
-    """Analyse the task into a structured research brief."""
+    """Look things up when the run gives a workspace or database, then write the brief."""
+    ctx = _ctx(runtime)
     try:
         task = validate_task(state.task)
+        notes, metrics = await _look_up(state, ctx, task)
         answer = await ask(
-            _ctx(runtime), "researcher", "researcher", ResearchBrief, researcher_messages(task)
+            ctx, "researcher", "researcher", ResearchBrief, researcher_messages(task, notes)
         )
     except (ValueError, NodeFailedError) as err:
         return _failed(err)
-    return {"brief": answer.value, "metrics": [answer.metrics]}
+    return {"brief": answer.value, "research_notes": notes, "metrics": [*metrics, answer.metrics]}
 
 
 def _clip(text: str, limit: int) -> str:

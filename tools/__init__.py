@@ -13,7 +13,6 @@ from tools.dispatch import (
     dispatch_call,
     tool_schemas,
 )
-from tools.sample_db import create_sample_db
 from tools.sandbox import ExecResult, SandboxConfig, SandboxUnavailable, run_python, run_tests
 from tools.sql import SqlError, SqlResult, list_schema, run_query
 from tools.workspace import WorkspaceError, read_workspace_file, search_workspace
@@ -30,7 +29,6 @@ __all__ = [
     "ToolError",
     "ToolResult",
     "WorkspaceError",
-    "create_sample_db",
     "dispatch_call",
     "list_schema",
     "read_workspace_file",

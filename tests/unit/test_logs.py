@@ -27,3 +27,14 @@ def test_console_format_on_request() -> None:
     text = out.getvalue()
     assert "visible" in text and "key=v" in text
     assert not text.lstrip().startswith("{")
+
+
+def test_exceptions_render_in_both_formats() -> None:
+    for fmt in (LogFormat.JSON, LogFormat.CONSOLE):
+        out = io.StringIO()
+        configure_logging(fmt, "info", stream=out)
+        try:
+            raise RuntimeError("kaboom")
+        except RuntimeError:
+            get_logger("test").exception("failed")
+        assert "kaboom" in out.getvalue()

@@ -1,0 +1,103 @@
+"""The researcher's lookups: schema derived from the tools, results fed to the brief."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from agents.lookups import available_tools, lookup_plan_schema
+from graphs.state import InputState
+from graphs.swarm import graph
+from tests.conftest import FakeOpenAI
+from tests.unit.test_graph import GOOD_CODE, brief, ctx, round_steps, summary
+from tools.sample_db import create_sample_db
+
+
+def plan(*calls: dict[str, object]) -> dict[str, object]:
+    return {"schema": "LookupPlan", "content": json.dumps({"lookups": list(calls)})}
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "pricing.py").write_text("VAT_RATE = 0.2  # stored without VAT\n")
+    return root
+
+
+def test_available_tools_follow_what_the_run_provides() -> None:
+    assert available_tools(False, False) == []
+    assert available_tools(True, False) == ["workspace_search", "workspace_read"]
+    assert available_tools(False, True) == ["sql_schema", "sql_query"]
+
+
+def test_plan_schema_is_derived_from_the_tool_argument_models() -> None:
+    schema = lookup_plan_schema(["workspace_search", "sql_query"]).model_json_schema()
+    text = json.dumps(schema)
+    assert '"maxItems": 3' in text
+    assert "One read-only SQLite SELECT statement." in text  # SqlQueryArgs' own description
+    model = lookup_plan_schema(["sql_schema"])
+    with pytest.raises(ValueError):
+        model.model_validate({"lookups": [{"tool": "workspace_read", "arguments": {"path": "x"}}]})
+
+
+async def test_workspace_lookup_reaches_the_brief(fake_openai: FakeOpenAI, workspace: Path) -> None:
+    fake_openai.script(
+        plan({"tool": "workspace_search", "arguments": {"query": "VAT_RATE"}}),
+        brief(),
+        summary(),
+        *round_steps(GOOD_CODE),
+    )
+    out = await graph.ainvoke(
+        InputState(task="price with VAT", workspace=str(workspace)),
+        context=ctx(fake_openai),
+        version="v2",
+    )
+    assert out.value.status == "done", out.value.error
+    brief_request = next(
+        b
+        for b in fake_openai.requests()
+        if b["response_format"]["json_schema"]["name"] == "ResearchBrief"
+    )
+    prompt = brief_request["messages"][-1]["content"]
+    assert "workspace_search(query='VAT_RATE')" in prompt and "pricing.py" in prompt
+    assert [m.node for m in out.value.metrics][:2] == ["researcher_lookup", "researcher"]
+
+
+async def test_database_lookup_and_refused_calls_come_back_as_notes(
+    fake_openai: FakeOpenAI, tmp_path: Path
+) -> None:
+    db = tmp_path / "shop.db"
+    create_sample_db(db)
+    fake_openai.script(
+        plan(
+            {"tool": "sql_schema", "arguments": {}},
+            {"tool": "sql_query", "arguments": {"query": "DELETE FROM books"}},
+        ),
+        brief(),
+        summary(),
+        *round_steps(GOOD_CODE),
+    )
+    out = await graph.ainvoke(
+        InputState(task="total of an order", database=str(db)),
+        context=ctx(fake_openai),
+        version="v2",
+    )
+    assert out.value.status == "done", out.value.error
+    prompt = next(
+        b
+        for b in fake_openai.requests()
+        if b["response_format"]["json_schema"]["name"] == "ResearchBrief"
+    )["messages"][-1]["content"]
+    assert "sql_schema() result" in prompt and "order_items" in prompt
+    assert "sql_query(query='DELETE FROM books') error" in prompt  # refused, run goes on
+
+
+async def test_no_lookup_without_workspace_or_database(fake_openai: FakeOpenAI) -> None:
+    fake_openai.script(brief(), summary(), *round_steps(GOOD_CODE))
+    out = await graph.ainvoke(InputState(task="add"), context=ctx(fake_openai), version="v2")
+    assert out.value.status == "done"
+    names = [b["response_format"]["json_schema"]["name"] for b in fake_openai.requests()]
+    assert "LookupPlan" not in names
