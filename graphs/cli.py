@@ -23,6 +23,7 @@ from runtime.settings import LogFormat, Settings, SettingsError, load_settings
 from runtime.vllm import VLLMNotInstalledError
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_ENVIRONMENT, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+EXIT_UNRESOLVED = 4  # the swarm ran, but its code did not pass within the revision limit
 _log = get_logger("cli")
 
 
@@ -99,12 +100,14 @@ def cmd_run(args: argparse.Namespace) -> int:
         for path in runner.write_outputs(Path(args.out), output):
             print(f"wrote {path}", file=sys.stderr)
     print_run(output, as_json=args.json)
-    return EXIT_OK if _succeeded(output) else EXIT_FAILED
+    return _exit_code(output)
 
 
-def _succeeded(output: dict[str, Any]) -> bool:
-    report = output.get("report") or {}
-    return output["status"] == "done" and report.get("outcome") == "approved"
+def _exit_code(output: dict[str, Any]) -> int:
+    outcome = (output.get("report") or {}).get("outcome")
+    if output["status"] == "done" and outcome == "approved":
+        return EXIT_OK
+    return EXIT_UNRESOLVED if outcome == "unresolved" else EXIT_FAILED
 
 
 def _selected(names: Sequence[str], every: bool) -> list[ModelEntry]:

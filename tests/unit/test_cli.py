@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from graphs.cli import EXIT_ENVIRONMENT, EXIT_FAILED, EXIT_OK, EXIT_USAGE, main
+from graphs.cli import EXIT_ENVIRONMENT, EXIT_FAILED, EXIT_OK, EXIT_UNRESOLVED, EXIT_USAGE, main
 from tests.conftest import FakeOpenAI
 from tests.unit.test_graph import BAD_CODE, GOOD_CODE, brief, round_steps, summary
 
@@ -45,13 +45,22 @@ def test_run_pretty_output(fake_openai: FakeOpenAI, capsys: pytest.CaptureFixtur
     assert "outcome approved" in out and "--- solution.py ---" in out and "return a + b" in out
 
 
-def test_failed_run_exits_non_zero_with_reason(
+def test_unresolved_run_exits_4_with_reason(
     fake_openai: FakeOpenAI, capsys: pytest.CaptureFixture[str]
 ) -> None:
     fake_openai.script(brief(), summary(), *(round_steps(BAD_CODE) * 2))
     code = main(["run", "--max-revisions", "1", "--base-url", fake_openai.base_url, "add"])
-    assert code == EXIT_FAILED
+    assert code == EXIT_UNRESOLVED
     assert "tests still fail after 1 revision(s)" in capsys.readouterr().out
+
+
+def test_failed_agent_exits_1_with_reason(
+    fake_openai: FakeOpenAI, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = {"schema": "ResearchBrief", "content": "nope"}
+    fake_openai.script(bad, bad, bad)
+    assert main(["run", "--base-url", fake_openai.base_url, "add"]) == EXIT_FAILED
+    assert "researcher:" in capsys.readouterr().out
 
 
 def test_run_writes_outputs(

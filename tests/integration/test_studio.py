@@ -1,0 +1,271 @@
+"""LangGraph Studio's view of the swarm graph: `langgraph dev`, driven through langgraph-sdk.
+
+Studio is a hosted web UI that talks to the local server's HTTP API; langgraph-sdk calls the
+same routes (assistants, graph drawing, schemas, threads, streamed runs with breakpoints,
+state and history). The server runs offline against the fake OpenAI-compatible server, so
+no model is needed and the run is fully scripted.
+
+`langgraph dev` keeps its state under ``.langgraph_api/`` in its working directory. It
+ignores ``LANGGRAPH_DISABLE_FILE_PERSISTENCE`` (it sets that variable itself from a config key
+that its own config validation drops), so the server runs in a temp directory instead of the
+repo root, with a copy of the real ``langgraph.json`` whose paths are made absolute (the CLI
+resolves them against the working directory). Nothing is written into the checkout.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+from typing import Any
+
+import pytest
+from langgraph_sdk import get_client
+from langgraph_sdk.client import LangGraphClient
+from langgraph_sdk.schema import StreamPart, ThreadState
+
+from graphs.context import Context
+from runtime.process import ManagedProcess, free_port
+from tests.conftest import FakeOpenAI
+from tests.unit.test_graph import GOOD_CODE, brief, round_steps, summary
+from tests.unit.test_structured import BRIEF
+
+ROOT = Path(__file__).resolve().parents[2]
+LANGGRAPH = Path(sys.executable).with_name("langgraph")
+GRAPH_ID = "swarm"
+NODES = (
+    "researcher",
+    "summarize_brief",
+    "coder",
+    "run_tests",
+    "summarize_code",
+    "security_auditor",
+    "performance_auditor",
+    "decide",
+    "finish",
+)
+OFFLINE_ENV = {
+    "LANGGRAPH_CLI_NO_ANALYTICS": "1",
+    "LANGGRAPH_NO_VERSION_CHECK": "true",
+    "LANGSMITH_TRACING": "false",
+    # Overridden by `langgraph dev` itself (see the module docstring); kept for servers that
+    # honour it. The temp working directory is what keeps state out of the checkout.
+    "LANGGRAPH_DISABLE_FILE_PERSISTENCE": "true",
+}
+RUN_DEADLINE_S = 60.0
+# What the server log must never show: the blocking-call detector firing in one of our async
+# nodes, a checkpoint value refused on load, or any traceback.
+LOG_ALARMS = ("BlockingError", "Blocked deserialization", "Traceback")
+
+
+@dataclass
+class DevServer:
+    """A running `langgraph dev` and where its log goes."""
+
+    process: ManagedProcess
+    url: str
+    workdir: Path
+
+    def log(self) -> str:
+        return self.process.log_path.read_text(encoding="utf-8", errors="replace")
+
+
+def absolute_config(source: Path) -> dict[str, Any]:
+    """``source`` (a langgraph.json) with its local paths made absolute against its folder."""
+    config: dict[str, Any] = json.loads(source.read_text(encoding="utf-8"))
+    base = source.parent
+
+    def local(path: str) -> str:
+        return str((base / path).resolve()) if path.startswith(".") else path
+
+    config["dependencies"] = [local(dep) for dep in config["dependencies"]]
+    graphs: dict[str, str] = {}
+    for graph_id, spec in config["graphs"].items():
+        path, _, attribute = spec.rpartition(":")
+        graphs[graph_id] = f"{local(path)}:{attribute}"
+    config["graphs"] = graphs
+    return config
+
+
+@pytest.fixture(scope="module")
+def dev_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DevServer]:
+    """`langgraph dev` on a free port, offline, in a temp working directory."""
+    assert LANGGRAPH.exists(), f"{LANGGRAPH} is missing: install the studio extra (make install)"
+    workdir = tmp_path_factory.mktemp("langgraph-dev")
+    config_path = workdir / "langgraph.json"
+    config_path.write_text(json.dumps(absolute_config(ROOT / "langgraph.json")), encoding="utf-8")
+    port = free_port()
+    command = [
+        str(LANGGRAPH),
+        "dev",
+        "--no-browser",
+        "--no-reload",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--config",
+        str(config_path),
+    ]
+    process = ManagedProcess(
+        f"langgraph-dev:{port}",
+        command,
+        health_url=f"http://127.0.0.1:{port}/ok",
+        log_path=workdir / "server.log",
+        env={**os.environ, **OFFLINE_ENV},
+        cwd=workdir,
+        start_timeout_s=120,
+    )
+    with process:
+        yield DevServer(process=process, url=f"http://127.0.0.1:{port}", workdir=workdir)
+
+
+@pytest.fixture
+async def client(dev_server: DevServer) -> AsyncIterator[LangGraphClient]:
+    # api_key=None: never pick up a LangSmith key from the environment.
+    async with get_client(url=dev_server.url, api_key=None, timeout=30.0) as sdk:
+        yield sdk
+
+
+def run_context(fake: FakeOpenAI) -> dict[str, Any]:
+    """Per-run context, as Studio sends it: every role on the fake server's model."""
+    context = Context(
+        base_url=fake.base_url,
+        researcher_model=fake.model,
+        coder_model=fake.model,
+        auditor_model=fake.model,
+        summarizer_model=fake.model,
+        fallback_model=None,
+        lease_models=False,
+    )
+    return asdict(context)
+
+
+async def swarm_assistant_id(client: LangGraphClient) -> str:
+    assistants = await client.assistants.search(graph_id=GRAPH_ID)
+    assert [a["graph_id"] for a in assistants] == [GRAPH_ID], assistants
+    assistant_id: str = assistants[0]["assistant_id"]
+    return assistant_id
+
+
+async def collect(stream: AsyncIterator[StreamPart]) -> list[StreamPart]:
+    """Every part of a run's stream, within the run deadline; no part may be an error."""
+    async with asyncio.timeout(RUN_DEADLINE_S):
+        parts = [part async for part in stream]
+    errors = [part.data for part in parts if part.event == "error"]
+    assert not errors, errors
+    return parts
+
+
+def state_values(state: ThreadState) -> dict[str, Any]:
+    """A thread state's values: a mapping for a graph with a dataclass state."""
+    values = state["values"]
+    assert isinstance(values, dict), values
+    return values
+
+
+def updated_nodes(parts: list[StreamPart]) -> list[str]:
+    return [node for part in parts if part.event == "updates" for node in part.data]
+
+
+def schema_names(fake: FakeOpenAI) -> list[str]:
+    return [body["response_format"]["json_schema"]["name"] for body in fake.requests()]
+
+
+async def test_studio_finds_the_swarm_assistant_its_drawing_and_schemas(
+    client: LangGraphClient,
+) -> None:
+    assistant_id = await swarm_assistant_id(client)
+
+    drawing = await client.assistants.get_graph(assistant_id, xray=True)
+    node_ids = {node["id"] for node in drawing["nodes"]}
+    assert set(NODES) <= node_ids, sorted(node_ids)
+    edges = {(edge["source"], edge["target"]) for edge in drawing["edges"]}
+    assert {
+        ("__start__", "researcher"),
+        ("summarize_code", "security_auditor"),
+        ("summarize_code", "performance_auditor"),
+        ("security_auditor", "decide"),
+        ("performance_auditor", "decide"),
+        ("decide", "coder"),  # the revision loop
+        ("finish", "__end__"),
+    } <= edges, sorted(edges)
+
+    schemas = await client.assistants.get_schemas(assistant_id)
+    input_schema, output_schema = schemas["input_schema"], schemas["output_schema"]
+    context_schema = schemas["context_schema"]
+    assert input_schema and output_schema and context_schema, schemas
+    assert "task" in input_schema["properties"] and "task" in input_schema["required"]
+    assert {"status", "report", "error", "metrics"} <= set(output_schema["properties"])
+    context_fields = set(context_schema["properties"])
+    assert "base_url" in context_fields
+    assert context_fields == {field.name for field in fields(Context)}
+
+
+async def test_studio_run_stops_before_the_coder_then_resumes_to_an_approved_report(
+    client: LangGraphClient, dev_server: DevServer, fake_openai: FakeOpenAI
+) -> None:
+    fake_openai.script(brief(), summary(), *round_steps(GOOD_CODE))
+    context = run_context(fake_openai)
+    assistant_id = await swarm_assistant_id(client)
+    thread_id: str = (await client.threads.create())["thread_id"]
+
+    first = await collect(
+        client.runs.stream(
+            thread_id,
+            assistant_id,
+            input={"task": "add two numbers"},
+            context=context,
+            interrupt_before=["coder"],
+            stream_mode=["values", "updates"],
+        )
+    )
+    assert updated_nodes(first) == ["researcher", "summarize_brief", "__interrupt__"]
+    paused = await client.threads.get_state(thread_id)
+    assert tuple(paused["next"]) == ("coder",)
+    assert (await client.threads.get(thread_id))["status"] == "interrupted"
+    values = state_values(paused)
+    assert {key: values["brief"][key] for key in BRIEF} == BRIEF  # the researcher's brief
+    assert values["coder_briefing"]
+    assert not values.get("files")
+    assert schema_names(fake_openai) == ["ResearchBrief", "StageSummary"]  # no coder call yet
+
+    # Resuming is a new run on the thread: its context must be sent again.
+    second = await collect(
+        client.runs.stream(
+            thread_id, assistant_id, input=None, context=context, stream_mode=["values", "updates"]
+        )
+    )
+    resumed = updated_nodes(second)
+    assert resumed[:3] == ["coder", "run_tests", "summarize_code"]
+    assert sorted(resumed[3:5]) == ["performance_auditor", "security_auditor"]
+    assert resumed[5:] == ["decide", "finish"]
+    last_values = [part.data for part in second if part.event == "values"][-1]
+    assert last_values["status"] == "done"
+
+    final = await client.threads.get_state(thread_id)
+    assert tuple(final["next"]) == ()
+    state = state_values(final)
+    assert state["status"] == "done", state.get("error")
+    report = state["report"]
+    assert report["outcome"] == "approved", report["reason"]
+    assert report["files"]["solution.py"] == GOOD_CODE
+    assert report["tests"]["ok"] and report["tests"]["passed"] == 1
+    assert (await client.threads.get(thread_id))["status"] == "idle"
+    assert {body["model"] for body in fake_openai.requests()} == {fake_openai.model}
+    assert schema_names(fake_openai).count("CodeSubmission") == 1
+
+    history = await client.threads.get_history(thread_id, limit=50)
+    assert len(history) >= 8, [h["next"] for h in history]
+    assert len({h["checkpoint"]["checkpoint_id"] for h in history}) == len(history)
+    assert tuple(history[0]["next"]) == ()  # newest first
+    assert [h for h in history if tuple(h["next"]) == ("coder",)]
+    assert tuple(history[-1]["next"]) == ("__start__",)  # oldest last
+
+    log = dev_server.log()
+    alarms = [line for line in log.splitlines() if any(alarm in line for alarm in LOG_ALARMS)]
+    assert not alarms, "\n".join(alarms[:20])
