@@ -9,7 +9,9 @@ BIN := $(VENV)/bin
 # cpu unless a CUDA GPU answers nvidia-smi; override with `make EXTRA=gpu ...`.
 EXTRA ?= $(shell nvidia-smi -L >/dev/null 2>&1 && echo gpu || echo cpu)
 STAMP := $(VENV)/.installed-$(EXTRA)
-DEMO_TASK ?= Write a Python function is_palindrome(text) that returns True when text reads the same backwards, ignoring case, spaces and punctuation.
+DEMO_TASK ?= Write a Python function order_total_cents(items) that takes a list of (quantity, unit_price_cents) pairs, like the rows of the shop database's order_items table, and returns the order total in cents.
+DEMO_DB := data/shop.db
+DEMO_OUT ?= demo-out
 PYTEST_ARGS ?=
 
 .PHONY: help install sysdeps models demo test unit integration lint format clean studio
@@ -39,8 +41,16 @@ sysdeps: ## Debian packages the tools need (bubblewrap for the code sandbox)
 models: $(STAMP) ## fetch, convert and verify the embedded models (fast when done)
 	$(BIN)/edgeswarm models pull
 
-demo: install models ## run the main job on the embedded default model
-	$(BIN)/edgeswarm run "$(DEMO_TASK)"
+$(DEMO_DB): tools/sample_db.py $(STAMP)
+	@mkdir -p $(dir $@)
+	$(PY) -m tools.sample_db $@
+
+demo: install models $(DEMO_DB) ## run the swarm on a demo task with the embedded models
+	@# exit 4 means the swarm ran to its revision limit without passing tests: an honest
+	@# outcome of small models, not a failure of the demo; anything else non-zero is.
+	@$(BIN)/edgeswarm run --database $(DEMO_DB) --out $(DEMO_OUT) "$(DEMO_TASK)"; rc=$$?; \
+	  if [ $$rc -eq 4 ]; then echo "demo: the models did not solve the task within the revision limit (see $(DEMO_OUT)/report.md)"; \
+	  elif [ $$rc -ne 0 ]; then exit $$rc; fi
 
 test: install models lint ## lint, unit and integration tests (the real vLLM CPU server)
 	$(BIN)/pytest -q $(PYTEST_ARGS)
@@ -65,4 +75,4 @@ studio: install models ## LangGraph Studio's local server, offline
 	  $(BIN)/langgraph dev --no-browser --no-reload --port $${PORT:-2025}
 
 clean: ## remove the virtual environment and caches (not the models)
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .langgraph_api
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .langgraph_api data $(DEMO_OUT)

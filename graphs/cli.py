@@ -184,6 +184,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     for sig in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, _on_terminate)
+    # A shell starts background jobs with SIGINT ignored; Ctrl-C (or a supervisor's SIGINT)
+    # must still stop what we started.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     handler: Callable[[argparse.Namespace], int] = args.handler
     configure_logging(LogFormat.AUTO, "warning")
     try:

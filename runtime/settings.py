@@ -95,12 +95,6 @@ class Settings(BaseSettings):
     request_timeout_s: float = Field(
         default=180.0, gt=0, description="Deadline for one LLM request."
     )
-    max_tokens: int | None = Field(
-        default=None,
-        ge=16,
-        le=32768,
-        description="Completion budget for one agent answer; unset sizes it from the schema.",
-    )
     vllm_extra_args: list[str] = Field(
         default_factory=list, description="Extra command-line arguments for vLLM servers."
     )

@@ -11,7 +11,6 @@ def test_defaults(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     assert settings.model == "qwen2.5-coder-0.5b-instruct"
     assert settings.device is Device.AUTO
     assert settings.base_url is None
-    assert settings.max_tokens is None
     assert settings.models_dir.name == "models"
 
 
