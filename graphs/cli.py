@@ -16,6 +16,8 @@ from graphs.report import print_models, print_progress, print_pull, print_run
 from runtime.catalog import CatalogError, ModelEntry, load_catalog
 from runtime.endpoint import ModelNotPulledError, ServerRecord, embedded_server, register
 from runtime.endpoint import unregister as unregister_server
+from runtime.gateway.cli import add_gateway_parser
+from runtime.gateway.lock import DeviceBusyError
 from runtime.logs import bind_run, configure_logging, get_logger, new_run_id
 from runtime.process import ServerStartError
 from runtime.provision import ModelStore, ProvisionError, WheelFetcher, pull
@@ -64,6 +66,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--model", help="catalogue model to serve")
     serve.add_argument("--port", type=int, help="port (default: a free one)")
     serve.set_defaults(handler=cmd_serve)
+
+    add_gateway_parser(sub)
     return parser
 
 
@@ -81,14 +85,19 @@ def cmd_run(args: argparse.Namespace) -> int:
     settings = _settings(args, model=args.model, base_url=args.base_url)
     _start_logging(settings)
     from graphs import runner
-    from runtime.endpoint import model_endpoint
 
     task = sys.stdin.read() if args.task == "-" else args.task
     inputs = runner.check_inputs(task, args.workspace, args.database)
     overrides: dict[str, Any] = {"node_timeout_s": settings.request_timeout_s}
     if args.max_revisions is not None:
         overrides["max_revisions"] = args.max_revisions
-    with bind_run(new_run_id()) as run_id, model_endpoint(settings) as endpoint:
+    if args.model is not None:  # one model for every role
+        overrides.update({f"{role}_model": args.model for role in runner.ROLES})
+        overrides["fallback_model"] = None
+    with (
+        bind_run(new_run_id()) as run_id,
+        runner.swarm_endpoint(settings, runner.models_needed(overrides)) as endpoint,
+    ):
         context = runner.context_for(endpoint, runner.served_models(endpoint), **overrides)
         start = time.monotonic()
         state = asyncio.run(runner.run_swarm(inputs, context, progress=print_progress))
@@ -175,6 +184,7 @@ _ERRORS: list[tuple[type[BaseException], int]] = [
     (VLLMNotInstalledError, EXIT_ENVIRONMENT),
     (ServerStartError, EXIT_ENVIRONMENT),
     (ProvisionError, EXIT_ENVIRONMENT),
+    (DeviceBusyError, EXIT_ENVIRONMENT),
     (FileNotFoundError, EXIT_ENVIRONMENT),
 ]
 

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any
@@ -11,16 +12,18 @@ from typing import Any
 import httpx
 from pydantic import TypeAdapter
 
-from graphs.context import Context
+from graphs.context import Context, Role
 from graphs.nodes import validate_task
 from graphs.state import InputState, OutputState
 from graphs.swarm import graph
-from runtime.endpoint import Endpoint
+from runtime.endpoint import Endpoint, find_running
+from runtime.gateway.embedded import embedded_gateway
 from runtime.logs import get_logger
+from runtime.settings import Settings
 
 ProgressFn = Callable[[str, Mapping[str, Any]], None]
 _log = get_logger("runner")
-_ROLES = ("researcher", "coder", "auditor", "summarizer")
+ROLES: tuple[Role, ...] = ("researcher", "coder", "auditor", "summarizer")
 
 
 class InputError(ValueError):
@@ -40,6 +43,36 @@ def served_models(endpoint: Endpoint, timeout_s: float = 10.0) -> list[str]:
         return []
 
 
+def models_needed(overrides: Mapping[str, Any]) -> list[str]:
+    """Every model a run with these context overrides may request (roles and fallback)."""
+    context = replace(Context(), **overrides)
+    names = [context.model_for(role) for role in ROLES]
+    if context.fallback_model is not None:
+        names.append(context.fallback_model)
+    return list(dict.fromkeys(names))
+
+
+@contextlib.contextmanager
+def swarm_endpoint(settings: Settings, models: list[str]) -> Iterator[Endpoint]:
+    """Where a run sends its requests, started for the run when needed.
+
+    ``base_url`` from the settings wins; else a model that ``edgeswarm serve`` serves; else
+    the embedded gateway for ``models`` (a running one is reused), stopped after the run.
+    """
+    if settings.base_url is not None:
+        yield Endpoint(
+            str(settings.base_url).rstrip("/"), settings.request_model_name, settings.api_key
+        )
+        return
+    served = find_running(settings, settings.model)
+    if served is not None:
+        yield served
+        return
+    budget = int(settings.gateway_budget_gib * 2**30) if settings.gateway_budget_gib else None
+    with embedded_gateway(settings, models, budget_bytes=budget) as base_url:
+        yield Endpoint(base_url, models[0], owned=True)
+
+
 def context_for(endpoint: Endpoint, served: list[str], **overrides: Any) -> Context:
     """The run's context: defaults, the caller's overrides, roles mapped to served models.
 
@@ -50,7 +83,7 @@ def context_for(endpoint: Endpoint, served: list[str], **overrides: Any) -> Cont
     if not served:
         return context
     changes: dict[str, Any] = {}
-    for role in _ROLES:
+    for role in ROLES:
         model = getattr(context, f"{role}_model")
         if model not in served:
             changes[f"{role}_model"] = endpoint.model if endpoint.model in served else served[0]

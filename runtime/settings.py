@@ -95,6 +95,12 @@ class Settings(BaseSettings):
     request_timeout_s: float = Field(
         default=180.0, gt=0, description="Deadline for one LLM request."
     )
+    gateway_budget_gib: float | None = Field(
+        default=None,
+        gt=0,
+        description="Memory budget of the embedded gateway; unset: NVML on a GPU, half the RAM "
+        "on CPU.",
+    )
     vllm_extra_args: list[str] = Field(
         default_factory=list, description="Extra command-line arguments for vLLM servers."
     )

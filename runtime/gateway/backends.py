@@ -1,0 +1,267 @@
+"""Process machinery: the servers behind the gateway's models, and nothing else.
+
+A backend knows how to start, stop, sleep and wake one model's server and where its
+OpenAI-compatible API is; it makes no decisions (when to do what belongs to the swap scheduler).
+
+- :class:`ProcessBackend` runs a server the gateway starts and stops: vLLM through
+  :class:`runtime.vllm.VLLMServer` (CPU or CUDA), or any server from a command line. A server
+  restarted after a stop or a failure gets a fresh process on a fresh port.
+- With ``swap: sleep`` (CUDA) it also sleeps and wakes the server through vLLM's sleep mode:
+  ``POST /sleep?level=N``, ``POST /wake_up`` and ``GET /is_sleeping`` (the server runs with
+  ``--enable-sleep-mode`` and ``VLLM_SERVER_DEV_MODE=1``); after a level-2 wake it reloads the
+  weights and resets the prefix cache.
+- :class:`RemoteBackend` is a fixed URL on another host: routed, never swapped, not counted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+
+from runtime.gateway.config import (
+    CommandModelConfig,
+    GatewayConfig,
+    ModelConfig,
+    RemoteModelConfig,
+    VLLMModelConfig,
+)
+from runtime.process import ManagedProcess, free_port
+from runtime.settings import Device
+from runtime.vllm import VLLMServer, VLLMSpec
+
+_SLEEP_CALL_TIMEOUT_S = 120.0
+
+
+class BackendError(RuntimeError):
+    """A backend operation (start, sleep, wake) failed; the message says which and why."""
+
+
+@dataclass(frozen=True)
+class Launch:
+    """A fresh, not yet started server process and the API root it will serve."""
+
+    process: ManagedProcess
+    api_base: str
+
+
+LaunchFactory = Callable[[], Launch]
+
+
+class ProcessBackend:
+    """A server process the gateway starts, stops and (with sleep mode) sleeps and wakes."""
+
+    managed = True
+
+    def __init__(self, name: str, launch: LaunchFactory, *, sleep_mode: bool = False) -> None:
+        self.name = name
+        self.kind = "sleep" if sleep_mode else "process"
+        self.sleep_mode = sleep_mode
+        self.upstream_model = name
+        self.api_key: str | None = None
+        self._launch = launch
+        self._process: ManagedProcess | None = None
+        self.api_base = ""
+
+    @property
+    def pid(self) -> int | None:
+        """The server's pid (also its process group id) while it runs."""
+        return self._process.pid if self._process is not None else None
+
+    @property
+    def root(self) -> str:
+        """The server root (``api_base`` without ``/v1``), for management routes."""
+        return self.api_base.removesuffix("/v1")
+
+    def alive(self) -> bool:
+        """Whether the server process runs."""
+        return self._process is not None and self._process.alive()
+
+    def log_path(self) -> Path | None:
+        """The server's log file, once started."""
+        return self._process.log_path if self._process is not None else None
+
+    async def start(self) -> None:
+        """Start a fresh server and wait until it is healthy (cancellable)."""
+        launch = self._launch()
+        self._process, self.api_base = launch.process, launch.api_base
+        task = asyncio.ensure_future(asyncio.to_thread(launch.process.start))
+        try:
+            await asyncio.shield(task)
+        except asyncio.CancelledError:
+            # The thread polls the process: killing the group ends its wait within a poll.
+            pid = launch.process.pid
+            if pid is not None:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(pid, signal.SIGKILL)
+            with contextlib.suppress(Exception):
+                await task
+            raise
+        except Exception as err:
+            raise BackendError(f"{self.name}: server did not start: {err}") from err
+
+    async def stop(self) -> None:
+        """Stop the server's whole process group (TERM, then KILL); safe when stopped."""
+        process = self._process
+        if process is not None:
+            await asyncio.to_thread(process.stop)
+
+    async def sleep(self, client: httpx.AsyncClient, level: int) -> None:
+        """Put the server to sleep at ``level`` and check that it sleeps."""
+        await self._call(client, "POST", f"/sleep?level={level}")
+        if not await self.is_sleeping(client):
+            raise BackendError(f"{self.name}: /sleep returned but /is_sleeping says awake")
+
+    async def wake(self, client: httpx.AsyncClient, level: int) -> None:
+        """Wake the server; after a level-2 sleep reload the weights and reset the cache."""
+        await self._call(client, "POST", "/wake_up")
+        if level == 2:
+            await self._call(client, "POST", "/collective_rpc", json={"method": "reload_weights"})
+            await self._call(client, "POST", "/reset_prefix_cache")
+        if await self.is_sleeping(client):
+            raise BackendError(f"{self.name}: /wake_up returned but /is_sleeping says asleep")
+
+    async def is_sleeping(self, client: httpx.AsyncClient) -> bool:
+        """What the server says about its sleep state."""
+        reply = await self._call(client, "GET", "/is_sleeping")
+        return bool(reply.json().get("is_sleeping"))
+
+    async def healthy(self, client: httpx.AsyncClient) -> bool:
+        """Whether the server answers its health route."""
+        if self._process is None:
+            return False
+        try:
+            reply = await client.get(self._process.health_url, timeout=5.0)
+        except httpx.HTTPError:
+            return False
+        return reply.status_code == 200
+
+    async def _call(
+        self, client: httpx.AsyncClient, method: str, path: str, json: object = None
+    ) -> httpx.Response:
+        try:
+            reply = await client.request(
+                method, self.root + path, json=json, timeout=_SLEEP_CALL_TIMEOUT_S
+            )
+        except httpx.HTTPError as err:
+            raise BackendError(f"{self.name}: {method} {path} failed: {err!r}") from err
+        if reply.status_code >= 400:
+            raise BackendError(
+                f"{self.name}: {method} {path} answered {reply.status_code}: {reply.text[:200]}"
+            )
+        return reply
+
+
+class RemoteBackend:
+    """A fixed OpenAI-compatible endpoint elsewhere; the gateway only routes to it."""
+
+    managed = False
+    kind = "remote"
+    pid = None
+
+    def __init__(self, config: RemoteModelConfig) -> None:
+        self.name = config.name
+        self.api_base = str(config.url).rstrip("/")
+        self.upstream_model = config.served_name or config.name
+        self.api_key = config.api_key
+
+
+Backend = ProcessBackend | RemoteBackend
+
+
+@dataclass(frozen=True)
+class BackendContext:
+    """What backends need from the gateway: device, directories, host."""
+
+    device: Device
+    models_dir: Path
+    log_dir: Path
+    gpu_index: int = 0
+    host: str = "127.0.0.1"
+    port_for: Callable[[], int] = free_port
+    die_with_parent: bool = True
+    """Servers get SIGTERM if the gateway dies without stopping them (a SIGKILL, a crash)."""
+
+
+def resolve_model_dir(entry: VLLMModelConfig, models_dir: Path) -> Path:
+    """A vLLM model's directory: a path as given, or a catalogue name in ``models_dir``."""
+    given = Path(entry.model).expanduser()
+    return given if given.is_absolute() or "/" in entry.model else models_dir / entry.model
+
+
+def _vllm_launch(entry: VLLMModelConfig, ctx: BackendContext) -> LaunchFactory:
+    env = dict(entry.env)
+    if ctx.device is Device.CUDA:
+        env.setdefault("CUDA_VISIBLE_DEVICES", str(ctx.gpu_index))
+    spec = VLLMSpec(
+        model_dir=resolve_model_dir(entry, ctx.models_dir),
+        served_name=entry.name,
+        device=ctx.device,
+        max_model_len=entry.max_model_len,
+        cpu_kvcache_gib=entry.cpu_kvcache_gib,
+        extra_args=tuple(entry.extra_args),
+        sleep_mode=entry.swap == "sleep",
+        host=ctx.host,
+        env=env,
+    )
+
+    def launch() -> Launch:
+        server = VLLMServer(
+            spec,
+            ctx.log_dir,
+            port=ctx.port_for(),
+            start_timeout_s=entry.start_timeout_s,
+            die_with_parent=ctx.die_with_parent,
+        )
+        return Launch(server, server.base_url)
+
+    return launch
+
+
+def _command_launch(entry: CommandModelConfig, ctx: BackendContext) -> LaunchFactory:
+    def launch() -> Launch:
+        port = ctx.port_for()
+        command = [part.format(port=port, name=entry.name) for part in entry.command]
+        env = {**os.environ, **entry.env}
+        if entry.swap == "sleep":
+            env.setdefault("VLLM_SERVER_DEV_MODE", "1")
+        process = ManagedProcess(
+            f"{entry.backend}:{entry.name}",
+            command,
+            health_url=f"http://{ctx.host}:{port}{entry.health_path}",
+            log_path=ctx.log_dir / f"{entry.name}-{port}.log",
+            env=env,
+            start_timeout_s=entry.start_timeout_s,
+            stop_timeout_s=10.0,
+            die_with_parent=ctx.die_with_parent,
+        )
+        return Launch(process, f"http://{ctx.host}:{port}/v1")
+
+    return launch
+
+
+def build_backend(entry: ModelConfig, ctx: BackendContext) -> Backend:
+    """The backend for one configured model (nothing is started yet)."""
+    if isinstance(entry, RemoteModelConfig):
+        return RemoteBackend(entry)
+    if isinstance(entry, VLLMModelConfig):
+        if not (resolve_model_dir(entry, ctx.models_dir) / "config.json").is_file():
+            raise FileNotFoundError(
+                f"model {entry.name}: {resolve_model_dir(entry, ctx.models_dir)} is not a model "
+                f"directory; run `edgeswarm models pull {entry.model}` or fix `model:`"
+            )
+        return ProcessBackend(
+            entry.name, _vllm_launch(entry, ctx), sleep_mode=entry.swap == "sleep"
+        )
+    return ProcessBackend(entry.name, _command_launch(entry, ctx), sleep_mode=entry.swap == "sleep")
+
+
+def build_backends(config: GatewayConfig, ctx: BackendContext) -> dict[str, Backend]:
+    """Backends for every configured model, by name."""
+    return {entry.name: build_backend(entry, ctx) for entry in config.models}

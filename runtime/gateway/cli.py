@@ -1,0 +1,134 @@
+"""``edgeswarm gateway --config FILE [--host 127.0.0.1] [--port N]``: run the model gateway.
+
+Also runnable as ``python -m runtime.gateway.cli`` (the embedded gateway starts it that way).
+Exit codes: 0 after a clean stop, 2 for an invalid config or usage, 3 when the environment
+refuses (another gateway owns the device, a model is not pulled, the port is taken).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import uvicorn
+
+from runtime.gateway.config import ConfigError, format_bytes, schema_text
+from runtime.gateway.lock import DeviceBusyError, DeviceLock, LockHolder, device_key
+from runtime.gateway.server import build_app
+from runtime.gateway.service import GatewayService, GatewaySetup, prepare
+from runtime.logs import configure_logging
+from runtime.settings import LogFormat, Settings, SettingsError, load_settings
+
+EXIT_OK, EXIT_USAGE, EXIT_ENVIRONMENT = 0, 2, 3
+DEFAULT_PORT = 8100
+GRACEFUL_SHUTDOWN_S = 5
+
+
+def _add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--config", help="the gateway's YAML config file")
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help="port to listen on")
+    parser.add_argument(
+        "--print-schema", action="store_true", help="print the config's JSON schema and exit"
+    )
+
+
+def add_gateway_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Add the ``gateway`` subcommand to an ``add_subparsers()`` object; returns its parser."""
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "gateway",
+        help="serve several models behind one OpenAI-compatible API, swapping under a budget",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    _add_arguments(parser)
+    parser.set_defaults(handler=run_gateway)
+    return parser
+
+
+def _err(message: str) -> None:
+    sys.stderr.write(f"edgeswarm gateway: error: {message}\n")
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    return load_settings(
+        env_file=getattr(args, "env_file", None),
+        log_format=getattr(args, "log_format", None),
+        log_level=getattr(args, "log_level", None),
+    )
+
+
+def run_gateway(args: argparse.Namespace) -> int:
+    """Run the gateway until SIGINT or SIGTERM; the exit code."""
+    if args.print_schema:
+        sys.stdout.write(schema_text())
+        return EXIT_OK
+    if not args.config:
+        _err("--config FILE is required (see examples/gateway.example.yaml)")
+        return EXIT_USAGE
+    try:
+        settings = _settings(args)
+        configure_logging(settings.log_format, settings.log_level)
+        setup = prepare(Path(args.config), settings)
+    except (ConfigError, SettingsError) as err:
+        _err(str(err))
+        return EXIT_USAGE
+    url = f"http://{args.host}:{args.port}"
+    lock = DeviceLock(setup.state_dir, device_key(setup.device, setup.config.gpu_index))
+    try:
+        lock.acquire(LockHolder(os.getpid(), url, str(Path(args.config).resolve())))
+    except DeviceBusyError as err:
+        _err(str(err))
+        return EXIT_ENVIRONMENT
+    try:
+        return _serve(setup, args.host, args.port)
+    finally:
+        lock.release()
+
+
+def _serve(setup: GatewaySetup, host: str, port: int) -> int:
+    try:
+        service = GatewayService(setup)
+    except FileNotFoundError as err:
+        _err(str(err))
+        return EXIT_ENVIRONMENT
+    config = uvicorn.Config(
+        build_app(service),
+        host=host,
+        port=port,
+        log_level="warning",
+        access_log=False,
+        lifespan="on",
+        timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S,
+    )
+    server = uvicorn.Server(config)
+    sys.stdout.write(
+        f"edgeswarm gateway: {len(service.slots)} models on http://{host}:{port}/v1 "
+        f"(device {setup.device}, budget {format_bytes(setup.budget.device_bytes)} from "
+        f"{setup.budget.source})\n"
+    )
+    sys.stdout.flush()
+    asyncio.run(server.serve())
+    if not server.started:
+        _err(f"could not serve on {host}:{port} (see the log above)")
+        return EXIT_ENVIRONMENT
+    return EXIT_OK
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m runtime.gateway.cli``: the gateway alone, with the settings flags."""
+    parser = argparse.ArgumentParser(prog="edgeswarm gateway", description=__doc__)
+    parser.add_argument("--env-file", help="settings file (default: ./edgeswarm.env if present)")
+    parser.add_argument("--log-format", choices=[f.value for f in LogFormat])
+    parser.add_argument("--log-level", choices=["debug", "info", "warning", "error"])
+    _add_arguments(parser)
+    return run_gateway(parser.parse_args(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,356 @@
+"""The gateway's YAML config, validated by pydantic with errors that name the file and the key.
+
+A config holds the device, the memory budget, the scheduling knobs and the models. Checks that
+need more than one field (unique names, ``swap: sleep`` only on CUDA, every footprint within the
+budget) run when the file is loaded, so a bad config fails before anything starts.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import yaml
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    HttpUrl,
+    ValidationError,
+    WithJsonSchema,
+)
+
+from runtime.settings import Device
+
+_UNITS = {
+    "": 1,
+    "b": 1,
+    "kb": 10**3,
+    "mb": 10**6,
+    "gb": 10**9,
+    "tb": 10**12,
+    "kib": 2**10,
+    "mib": 2**20,
+    "gib": 2**30,
+    "tib": 2**40,
+}
+_SIZE_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]i?b|b)?\s*$", re.IGNORECASE)
+_SIZE_PATTERN = r"^\s*\d+(\.\d+)?\s*([kKmMgGtT][iI]?[bB]|[bB])?\s*$"
+
+
+class ConfigError(ValueError):
+    """The gateway config is invalid; the message names the file and the key."""
+
+
+def parse_size(value: object) -> int:
+    """Bytes from an int or a string such as ``"3.5GiB"``, ``"512 MiB"`` or ``"4GB"``."""
+    if isinstance(value, bool):
+        raise ValueError("a size is a number of bytes or a string like '4GiB'")
+    if isinstance(value, int):
+        if value < 0:
+            raise ValueError("a size cannot be negative")
+        return value
+    if isinstance(value, str):
+        match = _SIZE_RE.match(value)
+        if match:
+            return int(float(match[1]) * _UNITS[(match[2] or "").lower()])
+    raise ValueError(f"{value!r} is not a size: use bytes or a string like '4GiB', '512MiB'")
+
+
+Size = Annotated[
+    int,
+    BeforeValidator(parse_size),
+    WithJsonSchema(
+        {
+            "anyOf": [
+                {"type": "integer", "minimum": 0},
+                {"type": "string", "pattern": _SIZE_PATTERN},
+            ],
+            "description": "Bytes, or a string with a unit: B, KB, MB, GB, TB, KiB, MiB, GiB, TiB.",
+        }
+    ),
+]
+ModelName = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$")]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class BudgetConfig(_Strict):
+    """How many bytes resident models may use together."""
+
+    bytes: Size | None = Field(
+        default=None,
+        description="Fixed budget. On CUDA it caps the NVML figure and is the fallback when "
+        "NVML fails; on CPU it is the budget.",
+    )
+    ram_fraction: float | None = Field(
+        default=None,
+        gt=0,
+        le=1,
+        description="CPU: this fraction of system RAM (used when `bytes` is not set).",
+    )
+    gpu_memory: Literal["total", "free"] = Field(
+        default="total",
+        description="CUDA: start from the GPU's total memory or from what is free at start.",
+    )
+    reserve: Size = Field(
+        default=0, description="CUDA: bytes kept free for the CUDA context and other users."
+    )
+    host_bytes: Size | None = Field(
+        default=None,
+        description="Host RAM for sleeping models (swap: sleep, level 1); default half the RAM.",
+    )
+
+
+class SchedulingConfig(_Strict):
+    """Admission, grouping and time limits."""
+
+    policy: Literal["grouped", "fifo-mutex"] = Field(
+        default="grouped",
+        description="grouped: concurrent admission, queues grouped by model, cost-aware "
+        "eviction. fifo-mutex: the naive baseline (one request at a time, FIFO eviction).",
+    )
+    max_wait_s: float = Field(
+        default=10.0,
+        gt=0,
+        description="A queued request waits at most this long before the device swaps to its "
+        "model, even if the resident model still has work (no model starves).",
+    )
+    linger_s: float = Field(
+        default=2.0,
+        ge=0,
+        description="A model used this recently is not swapped out for a waiting one before "
+        "its group is overdue: a graph node's lease is followed by its request.",
+    )
+    max_queue: int = Field(
+        default=256, ge=1, description="Queued requests, all models together; then 429."
+    )
+    request_timeout_s: float = Field(
+        default=300.0, gt=0, description="Deadline of one request: queueing, loading, answer."
+    )
+    drain_timeout_s: float = Field(
+        default=30.0,
+        ge=0,
+        description="How long an evicted model may finish in-flight requests; then they fail.",
+    )
+    idle_ttl_s: float | None = Field(
+        default=600.0, gt=0, description="Unload a model idle this long; null keeps it."
+    )
+    watch_interval_s: float = Field(
+        default=1.0, gt=0, description="How often backends are checked for a dead process."
+    )
+
+
+class _ModelBase(_Strict):
+    name: ModelName = Field(description="The `model` clients request.")
+    request_timeout_s: float | None = Field(
+        default=None, gt=0, description="Overrides scheduling.request_timeout_s."
+    )
+
+
+class _ManagedModel(_ModelBase):
+    footprint: Size = Field(
+        description="Bytes resident while loaded: weights plus KV cache plus server overhead. "
+        "On CPU measure the PSS of the server's process tree; on CUDA the gateway also "
+        "measures it with NVML after the load."
+    )
+    swap: Literal["stop", "sleep"] = Field(
+        default="stop",
+        description="stop: unload by stopping the server. sleep (CUDA only): vLLM sleep mode.",
+    )
+    sleep_level: Literal[1, 2] = Field(
+        default=1, description="1 keeps weights in host RAM (fast wake), 2 drops them."
+    )
+    sleep_footprint: Size | None = Field(
+        default=None,
+        description="Host RAM held while asleep at level 1 (default: the footprint).",
+    )
+    env: dict[str, str] = Field(default_factory=dict, description="Extra environment.")
+    start_timeout_s: float = Field(default=300.0, gt=0, description="Deadline to be healthy.")
+    load_estimate_s: float = Field(
+        default=30.0, gt=0, description="Reload cost guess until a load is measured."
+    )
+
+
+class VLLMModelConfig(_ManagedModel):
+    """A local vLLM server the gateway starts and stops."""
+
+    backend: Literal["vllm"] = Field(description="A vLLM server started by the gateway.")
+    model: str = Field(
+        min_length=1,
+        description="A catalogue name pulled into the models directory, or a model directory.",
+    )
+    max_model_len: int = Field(default=4096, ge=256, le=131072, description="Context length.")
+    cpu_kvcache_gib: int = Field(default=2, ge=1, le=512, description="CPU KV cache (GiB).")
+    extra_args: list[str] = Field(default_factory=list, description="Extra vLLM arguments.")
+
+
+class CommandModelConfig(_ManagedModel):
+    """Any OpenAI-compatible server started from a command line (``{port}`` is substituted)."""
+
+    backend: Literal["command"] = Field(description="A server started from `command`.")
+    command: list[str] = Field(
+        min_length=1, description="Argument vector; `{port}` and `{name}` are substituted."
+    )
+    health_path: str = Field(default="/health", description="Answers 200 once ready.")
+
+
+class RemoteModelConfig(_ModelBase):
+    """A server on another host: routed, never swapped, not counted in the budget."""
+
+    backend: Literal["remote"] = Field(description="A fixed OpenAI-compatible endpoint.")
+    url: HttpUrl = Field(description="API root, e.g. http://gpu-box:8000/v1.")
+    served_name: str | None = Field(
+        default=None, description="Model name upstream, when it differs from `name`."
+    )
+    api_key: str | None = Field(default=None, description="Bearer token sent upstream.")
+
+
+ModelConfig = Annotated[
+    VLLMModelConfig | CommandModelConfig | RemoteModelConfig, Field(discriminator="backend")
+]
+ManagedConfig = VLLMModelConfig | CommandModelConfig
+
+
+class GatewayConfig(_Strict):
+    """The whole gateway config file."""
+
+    device: Device = Field(default=Device.AUTO, description="auto, cpu or cuda.")
+    gpu_index: int = Field(default=0, ge=0, description="CUDA: which GPU this gateway owns.")
+    state_dir: Path | None = Field(
+        default=None, description="Lock and logs (default: EDGESWARM_STATE_DIR)."
+    )
+    models_dir: Path | None = Field(
+        default=None, description="Pulled models (default: EDGESWARM_MODELS_DIR)."
+    )
+    budget: BudgetConfig = Field(default_factory=BudgetConfig)
+    scheduling: SchedulingConfig = Field(default_factory=SchedulingConfig)
+    models: list[ModelConfig] = Field(min_length=1, description="The models served.")
+
+    def model(self, name: str) -> ModelConfig:
+        """The model called ``name``."""
+        for entry in self.models:
+            if entry.name == name:
+                return entry
+        raise KeyError(name)
+
+
+def config_schema() -> dict[str, Any]:
+    """The JSON schema of the config file (``examples/gateway.schema.json``)."""
+    schema = GatewayConfig.model_json_schema()
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["title"] = "edgeswarm gateway config"
+    return schema
+
+
+def schema_text() -> str:
+    """The schema as the text written to ``examples/gateway.schema.json``."""
+    return json.dumps(config_schema(), indent=2, sort_keys=True) + "\n"
+
+
+def load_config(path: Path, *, device: Device | None = None) -> GatewayConfig:
+    """Read, validate and check a config file; ``device`` is the resolved device if known.
+
+    Raises:
+        ConfigError: the file is unreadable or invalid; the message names the file and key.
+    """
+    try:
+        raw = yaml.safe_load(path.read_text("utf-8"))
+    except (OSError, yaml.YAMLError) as err:
+        raise ConfigError(f"{path}: cannot read the gateway config: {err}") from None
+    return parse_config(raw, origin=str(path), device=device)
+
+
+def parse_config(raw: object, *, origin: str, device: Device | None = None) -> GatewayConfig:
+    """Validate already parsed YAML; ``origin`` names the file in error messages."""
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{origin}: the gateway config must be a mapping with `models:`")
+    try:
+        config = GatewayConfig.model_validate(raw)
+    except ValidationError as err:
+        raise ConfigError(_describe(err, origin, raw)) from None
+    check_config(config, origin=origin, device=device)
+    return config
+
+
+def check_config(config: GatewayConfig, *, origin: str, device: Device | None = None) -> None:
+    """Cross-field checks: unique names, sleep only on CUDA, footprints within a fixed budget."""
+    seen: set[str] = set()
+    effective = device or config.device
+    for index, entry in enumerate(config.models):
+        key = f"models[{index}] ({entry.name})"
+        if entry.name in seen:
+            raise ConfigError(f"{origin}: {key}.name: duplicate model name {entry.name!r}")
+        seen.add(entry.name)
+        if isinstance(entry, RemoteModelConfig):
+            continue
+        if entry.swap == "sleep" and effective is Device.CPU:
+            raise ConfigError(
+                f"{origin}: {key}.swap: 'sleep' needs vLLM's sleep mode, which the CPU backend "
+                "does not have ('Sleep mode is not supported on current platform'); use "
+                "swap: stop on CPU"
+            )
+    if config.budget.bytes is not None:
+        check_fits(config, config.budget.bytes, origin=origin, source="budget.bytes")
+
+
+def check_fits(config: GatewayConfig, budget: int, *, origin: str, source: str) -> None:
+    """Reject a model whose footprint alone exceeds the budget (at load, not at run time)."""
+    for index, entry in enumerate(config.models):
+        if isinstance(entry, RemoteModelConfig):
+            continue
+        if entry.footprint > budget:
+            raise ConfigError(
+                f"{origin}: models[{index}] ({entry.name}).footprint: "
+                f"{format_bytes(entry.footprint)} exceeds the memory budget "
+                f"{format_bytes(budget)} ({source}); it could never be loaded"
+            )
+        if entry.footprint == 0:
+            raise ConfigError(
+                f"{origin}: models[{index}] ({entry.name}).footprint: must be more than 0 bytes"
+            )
+
+
+def format_bytes(count: int) -> str:
+    """A byte count for humans, e.g. ``3.50 GiB``."""
+    for unit, size in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if abs(count) >= size:
+            return f"{count / size:.2f} {unit}"
+    return f"{count} B"
+
+
+def _describe(err: ValidationError, origin: str, raw: dict[str, Any]) -> str:
+    problems = []
+    for problem in err.errors():
+        key = _key(problem["loc"], raw)
+        problems.append(f"{key}: {problem['msg']}")
+    return f"{origin}: invalid gateway config: " + "; ".join(problems)
+
+
+def _key(loc: tuple[int | str, ...], raw: dict[str, Any]) -> str:
+    """``models[1] (coder).footprint`` from pydantic's location, without union tags."""
+    parts: list[str] = []
+    previous: int | str | None = None
+    for part in loc:
+        if isinstance(part, int):
+            parts[-1] += f"[{part}]"
+            if previous == "models":
+                parts[-1] += _model_label(raw, part)
+        elif not (isinstance(previous, int) and part in {"vllm", "command", "remote"}):
+            parts.append(str(part))
+        previous = part
+    return ".".join(parts) or "(config)"
+
+
+def _model_label(raw: dict[str, Any], index: int) -> str:
+    models = raw.get("models")
+    if isinstance(models, list) and index < len(models) and isinstance(models[index], dict):
+        name = models[index].get("name")
+        if isinstance(name, str):
+            return f" ({name})"
+    return ""

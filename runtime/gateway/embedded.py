@@ -1,0 +1,202 @@
+"""The embedded gateway: started for one run when no gateway URL is configured, then stopped.
+
+:func:`embedded_gateway` writes a gateway config for the catalogue models a run needs (from
+the model store), starts ``python -m runtime.gateway.cli`` as a managed process in its own
+process group on a free port, waits for ``/health`` and yields the OpenAI-compatible base URL.
+On exit, on an error or on Ctrl-C it stops the gateway, which stops every vLLM server it
+started. If another gateway already owns the device and serves every model the run needs,
+that one is used instead (and left running).
+
+Footprints are estimates from the weights on disk: on CPU a vLLM server's proportional set size
+is dominated by the server itself (measured: 3.2 GB for SmolLM2-135M with a 1 GiB KV cache,
+6.1 GB for Qwen2.5-Coder-0.5B with 2 GiB), so the estimate is a fixed server overhead plus
+1.5x the weights plus the KV cache, which errs on the safe side of both measurements.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import httpx
+import yaml
+
+from runtime.catalog import Catalog, load_catalog
+from runtime.endpoint import ModelNotPulledError
+from runtime.gateway.lock import DeviceBusyError, device_key, is_locked, lock_path, read_holder
+from runtime.logs import get_logger
+from runtime.nvml import NVMLUnavailableError, device_memory
+from runtime.process import ManagedProcess, free_port
+from runtime.provision import ModelStore
+from runtime.settings import Device, Settings
+from runtime.vllm import detect_device
+
+GiB = 2**30
+CPU_SERVER_OVERHEAD = int(2.5 * GiB)
+CUDA_RUNTIME_OVERHEAD = 2 * GiB
+DEFAULT_RAM_FRACTION = 0.5
+GATEWAY_START_TIMEOUT_S = 60.0
+GATEWAY_STOP_TIMEOUT_S = 60.0
+_log = get_logger("gateway.embedded")
+
+
+def estimate_footprint(weights_bytes: int, device: Device, cpu_kvcache_gib: int) -> int:
+    """Bytes one vLLM server for weights of this size holds while loaded."""
+    if device is Device.CUDA:
+        return int(weights_bytes * 1.2) + CUDA_RUNTIME_OVERHEAD
+    return CPU_SERVER_OVERHEAD + int(weights_bytes * 1.5) + cpu_kvcache_gib * GiB
+
+
+def _model_entry(
+    name: str, weights: int, settings: Settings, device: Device, gpu_total: int | None
+) -> dict[str, Any]:
+    footprint = estimate_footprint(weights, device, settings.cpu_kvcache_gib)
+    extra = list(settings.vllm_extra_args)
+    entry: dict[str, Any] = {
+        "name": name,
+        "backend": "vllm",
+        "model": name,
+        "footprint": footprint,
+        "max_model_len": settings.max_model_len,
+        "cpu_kvcache_gib": settings.cpu_kvcache_gib,
+        "start_timeout_s": settings.server_start_timeout_s,
+    }
+    if device is Device.CUDA:
+        # vLLM on CUDA takes a fraction of the whole GPU: give it exactly its footprint, and
+        # swap warm through sleep mode (level 1 keeps the weights in host RAM).
+        if gpu_total:
+            extra += ["--gpu-memory-utilization", f"{footprint / gpu_total:.3f}"]
+        entry.update(swap="sleep", sleep_level=1, sleep_footprint=weights)
+    entry["extra_args"] = extra
+    return entry
+
+
+def embedded_config(
+    settings: Settings,
+    models: Sequence[str],
+    *,
+    device: Device,
+    budget_bytes: int | None = None,
+    catalog: Catalog | None = None,
+) -> dict[str, Any]:
+    """The gateway config (as YAML data) for catalogue ``models`` pulled into the store.
+
+    Raises:
+        ModelNotPulledError: a model is not in the model store yet.
+    """
+    catalog = catalog or load_catalog()
+    store = ModelStore(settings.models_dir)
+    gpu_total = _gpu_total() if device is Device.CUDA else None
+    entries = []
+    for name in dict.fromkeys(models):
+        local = store.describe(catalog.get(name))
+        if not local.ready:
+            raise ModelNotPulledError(
+                f"model {name} is not pulled into {settings.models_dir}; "
+                f"run `edgeswarm models pull {name}`"
+            )
+        entries.append(_model_entry(name, local.size_bytes, settings, device, gpu_total))
+    budget: dict[str, Any]
+    if budget_bytes is not None:
+        budget = {"bytes": budget_bytes}
+    elif device is Device.CUDA:
+        budget = {"gpu_memory": "total", "reserve": GiB}
+    else:
+        budget = {"ram_fraction": DEFAULT_RAM_FRACTION}
+    return {
+        "device": str(device),
+        "state_dir": str(settings.state_dir),
+        "models_dir": str(settings.models_dir),
+        "budget": budget,
+        "scheduling": {"request_timeout_s": settings.request_timeout_s},
+        "models": entries,
+    }
+
+
+def _gpu_total() -> int | None:
+    try:
+        return device_memory(0).total
+    except NVMLUnavailableError:
+        return None
+
+
+def running_gateway(settings: Settings, device: Device, models: Sequence[str]) -> str | None:
+    """The base URL of a gateway that owns ``device`` and serves ``models``, if any.
+
+    Raises:
+        DeviceBusyError: a gateway owns the device but does not serve every model.
+    """
+    path = lock_path(settings.state_dir, device_key(device))
+    if not is_locked(path):
+        return None
+    holder = read_holder(path)
+    served: set[str] = set()
+    if holder is not None:
+        with contextlib.suppress(httpx.HTTPError, ValueError, KeyError, TypeError):
+            reply = httpx.get(f"{holder.url}/v1/models", timeout=5.0, trust_env=False)
+            served = {item["id"] for item in reply.json()["data"]}
+    missing = sorted(set(models) - served)
+    if holder is None or missing:
+        where = f"pid {holder.pid} at {holder.url}" if holder else "unknown process"
+        raise DeviceBusyError(
+            f"another edgeswarm gateway ({where}) owns device {device} and does not serve "
+            f"{', '.join(missing) or 'the requested models'}; add them to its config, stop it, "
+            "or set EDGESWARM_BASE_URL to a gateway that serves them"
+        )
+    _log.info("gateway_reused", url=holder.url, pid=holder.pid, models=list(models))
+    return f"{holder.url}/v1"
+
+
+@contextlib.contextmanager
+def embedded_gateway(
+    settings: Settings,
+    models: list[str],
+    *,
+    budget_bytes: int | None = None,
+    start_timeout_s: float = GATEWAY_START_TIMEOUT_S,
+) -> Iterator[str]:
+    """Run a gateway for ``models`` for the duration of the block; yields its ``/v1`` URL."""
+    device = detect_device(settings.device)
+    reused = running_gateway(settings, device, models)
+    if reused is not None:
+        yield reused
+        return
+    config = embedded_config(settings, models, device=device, budget_bytes=budget_bytes)
+    port = free_port()
+    path = settings.state_dir / "gateway" / f"embedded-{os.getpid()}-{port}.yaml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(yaml.safe_dump(config, sort_keys=False), "utf-8")
+    process = ManagedProcess(
+        "gateway",
+        _command(path, port),
+        health_url=f"http://127.0.0.1:{port}/health",
+        log_path=settings.log_dir() / f"gateway-{port}.log",
+        start_timeout_s=start_timeout_s,
+        stop_timeout_s=GATEWAY_STOP_TIMEOUT_S,
+        die_with_parent=True,
+    )
+    try:
+        process.start()
+        _log.info("gateway_started", url=f"http://127.0.0.1:{port}", models=list(models))
+        yield f"http://127.0.0.1:{port}/v1"
+    finally:
+        process.stop()
+        path.unlink(missing_ok=True)
+
+
+def _command(config: Path, port: int) -> list[str]:
+    return [
+        sys.executable,
+        "-m",
+        "runtime.gateway.cli",
+        "--config",
+        str(config),
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+    ]

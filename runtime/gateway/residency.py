@@ -1,0 +1,278 @@
+"""Residency transitions: evict, drain, sleep, stop, wake and start one model, with accounting.
+
+These are the steps the swap scheduler takes while it holds the device mutex; nothing here
+decides what to do or takes a lock. Each step keeps the ledger conservative: bytes are reserved
+before a server starts or wakes and released only after it stopped or slept, so what runs never
+exceeds what is reserved. Every step logs a structlog event with model, bytes and seconds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from typing import NoReturn
+
+import httpx
+
+from runtime.gateway.backends import ProcessBackend
+from runtime.gateway.budget import measure_footprint
+from runtime.gateway.errors import ModelUnavailableError
+from runtime.gateway.eviction import ResidentModel, evict_for
+from runtime.gateway.ledger import BudgetExceededError, MemoryLedger
+from runtime.gateway.metrics import GatewayMetrics
+from runtime.gateway.scheduler import ModelState
+from runtime.gateway.slot import ModelSlot
+from runtime.logs import get_logger
+from runtime.settings import Device
+
+_log = get_logger("gateway")
+
+
+class Residency:
+    """Carries out residency changes on the device's slots; the caller holds the mutex."""
+
+    def __init__(
+        self,
+        slots: dict[str, ModelSlot],
+        ledger: MemoryLedger,
+        metrics: GatewayMetrics,
+        client: httpx.AsyncClient,
+        *,
+        drain_timeout_s: float,
+        device: Device,
+        gpu_index: int = 0,
+        on_ready: Callable[[ModelSlot], None] | None = None,
+    ) -> None:
+        self.slots = slots
+        self.ledger = ledger
+        self.metrics = metrics
+        self.drain_timeout_s = drain_timeout_s
+        self.device = device
+        self.gpu_index = gpu_index
+        self._client = client
+        self._on_ready = on_ready
+
+    async def evict(self, victims: list[ModelSlot], *, reason: str) -> None:
+        """Stop admitting to ``victims``, drain them together, then sleep or stop each."""
+        for victim in victims:
+            victim.state = ModelState.STOPPING
+            _log.info(
+                "evict",
+                model=victim.name,
+                bytes=victim.footprint,
+                in_flight=victim.in_flight,
+                reason=reason,
+                resident_s=round(time.monotonic() - victim.loaded_at, 3),
+            )
+        await asyncio.gather(*(self.drain(victim, reason) for victim in victims))
+        for victim in victims:
+            if victim.swap == "sleep" and await self.sleep(victim):
+                continue
+            await self.stop(victim, reason)
+
+    async def drain(self, slot: ModelSlot, reason: str) -> None:
+        """Wait for in-flight requests (bounded); then fail the rest with a clear reason."""
+        started, count = time.monotonic(), slot.in_flight
+        try:
+            async with asyncio.timeout(self.drain_timeout_s):
+                await slot.idle.wait()
+            failed = 0
+        except TimeoutError:
+            failed = slot.revoke_all(
+                f"model {slot.name} was unloaded ({reason}) and this request did not finish "
+                f"within the drain timeout of {self.drain_timeout_s:g} s"
+            )
+        _log.info(
+            "drain",
+            model=slot.name,
+            bytes=slot.footprint,
+            in_flight=count,
+            failed=failed,
+            seconds=round(time.monotonic() - started, 3),
+        )
+
+    async def sleep(self, slot: ModelSlot) -> bool:
+        """Sleep ``slot`` (vLLM sleep mode); False when it cannot, so the caller stops it."""
+        backend = slot.backend
+        if not isinstance(backend, ProcessBackend) or not backend.alive():
+            return False
+        host_need = slot.sleep_footprint if slot.sleep_level == 1 else 0
+        if not await self._make_host_room(slot, host_need):
+            return False
+        self.ledger.reserve(slot.name, host_need, host=True)
+        started = time.monotonic()
+        try:
+            await backend.sleep(self._client, slot.sleep_level)
+        except Exception as err:
+            self.ledger.release(slot.name, host=True)
+            _log.warning("sleep_failed", model=slot.name, error=str(err))
+            return False
+        seconds = time.monotonic() - started
+        freed = self.ledger.release(slot.name)
+        slot.state = ModelState.SLEEPING
+        self.metrics.swap(slot.name, "sleep", seconds)
+        _log.info(
+            "sleep",
+            model=slot.name,
+            bytes=freed,
+            host_bytes=host_need,
+            level=slot.sleep_level,
+            seconds=round(seconds, 3),
+        )
+        return True
+
+    async def _make_host_room(self, slot: ModelSlot, need: int) -> bool:
+        """Stop sleeping models (cost-aware) until ``need`` host bytes are free."""
+        if self.ledger.fits(need, host=True):
+            return True
+        sleeping = [
+            ResidentModel(s.name, nbytes, last_used=s.last_used, reload_s=s.reload_s)
+            for s in self.slots.values()
+            if (nbytes := self.ledger.host.get(s.name)) is not None
+        ]
+        now = time.monotonic()
+        victims = evict_for(ResidentModel(slot.name, need), sleeping, self.ledger.host_budget, now)
+        if victims is None:
+            return False
+        for name in victims:
+            await self.stop(self.slots[name], f"host RAM for sleeping {slot.name}")
+        return True
+
+    async def stop(self, slot: ModelSlot, reason: str) -> None:
+        """Stop the server's process group, then release its bytes."""
+        backend = slot.backend
+        running = isinstance(backend, ProcessBackend) and backend.pid is not None
+        if running or self.ledger.holds(slot.name) or slot.name in self.ledger.host:
+            slot.state = ModelState.STOPPING
+            started = time.monotonic()
+            if isinstance(backend, ProcessBackend):
+                await backend.stop()
+            freed = self.ledger.release(slot.name) + self.ledger.release(slot.name, host=True)
+            seconds = time.monotonic() - started
+            self.metrics.swap(slot.name, "stop", seconds)
+            _log.info(
+                "unload", model=slot.name, bytes=freed, reason=reason, seconds=round(seconds, 3)
+            )
+        slot.state = ModelState.STOPPED if slot.failure is None else ModelState.FAILED
+
+    def failed_holding(self) -> list[ModelSlot]:
+        """Failed models whose bytes are still reserved (their remains not yet stopped)."""
+        return [
+            s
+            for s in self.slots.values()
+            if s.state is ModelState.FAILED
+            and (self.ledger.holds(s.name) or s.name in self.ledger.host)
+        ]
+
+    async def reap_failed(self) -> None:
+        """Stop the remains of failed servers and release their bytes."""
+        for slot in self.failed_holding():
+            await self.stop(slot, "reap failed server")
+
+    async def bring_up(self, slot: ModelSlot) -> None:
+        """Make ``slot`` ready: wake it if it sleeps, else start a fresh server."""
+        await self.reap_failed()  # a server may have died while victims drained
+        if slot.state is ModelState.SLEEPING and await self._wake(slot):
+            return
+        await self._start(slot)
+
+    def _reserve(self, slot: ModelSlot) -> None:
+        try:
+            self.ledger.reserve(slot.name, slot.footprint)
+        except BudgetExceededError as err:
+            raise ModelUnavailableError(f"model {slot.name} cannot be loaded: {err}") from None
+
+    async def _wake(self, slot: ModelSlot) -> bool:
+        backend = slot.backend
+        if not isinstance(backend, ProcessBackend) or not backend.alive():
+            return False
+        self._reserve(slot)
+        slot.state = ModelState.STARTING
+        started = time.monotonic()
+        try:
+            await backend.wake(self._client, slot.sleep_level)
+        except Exception as err:
+            _log.warning("wake_failed", model=slot.name, error=str(err))
+            self.ledger.release(slot.name)
+            return False
+        seconds = time.monotonic() - started
+        self.ledger.release(slot.name, host=True)
+        slot.reload_s = seconds
+        self._became_ready(slot, seconds, "wake")
+        _log.info("wake", model=slot.name, bytes=slot.footprint, seconds=round(seconds, 3))
+        return True
+
+    async def _start(self, slot: ModelSlot) -> None:
+        backend = slot.backend
+        if not isinstance(backend, ProcessBackend):
+            raise ModelUnavailableError(f"model {slot.name} is remote and cannot be started")
+        await backend.stop()  # leftovers of a failed or sleeping server
+        self.ledger.release(slot.name)
+        self.ledger.release(slot.name, host=True)
+        self._reserve(slot)
+        slot.state = ModelState.STARTING
+        _log.info("load_start", model=slot.name, bytes=slot.footprint)
+        started = time.monotonic()
+        try:
+            await backend.start()
+        except asyncio.CancelledError:
+            await backend.stop()
+            self.ledger.release(slot.name)
+            slot.state = ModelState.STOPPED
+            raise
+        except Exception as err:
+            await self._start_failed(slot, err, time.monotonic() - started)
+        seconds = time.monotonic() - started
+        if slot.swap != "sleep":
+            slot.reload_s = seconds
+        self._became_ready(slot, seconds, "load")
+        await self._measure(slot, backend, seconds)
+
+    async def _measure(self, slot: ModelSlot, backend: ProcessBackend, seconds: float) -> None:
+        """Log what the server really holds; on CUDA account the larger figure."""
+        measured = await asyncio.to_thread(
+            measure_footprint, backend.pid, self.device, self.gpu_index
+        )
+        _log.info(
+            "load_end",
+            model=slot.name,
+            bytes=slot.footprint,
+            measured_bytes=measured,
+            seconds=round(seconds, 3),
+            pid=backend.pid,
+        )
+        if self.device is Device.CUDA and measured is not None and measured > slot.footprint:
+            _log.warning(
+                "footprint_underdeclared",
+                model=slot.name,
+                bytes=slot.footprint,
+                measured_bytes=measured,
+            )
+            slot.footprint = measured
+            self.ledger.resize(slot.name, measured)
+
+    async def _start_failed(self, slot: ModelSlot, err: Exception, seconds: float) -> NoReturn:
+        if isinstance(slot.backend, ProcessBackend):
+            await slot.backend.stop()
+        self.ledger.release(slot.name)
+        slot.state = ModelState.FAILED
+        slot.failure = str(err)
+        self.metrics.swap(slot.name, "load_failed", seconds)
+        _log.error(
+            "load_failed",
+            model=slot.name,
+            bytes=slot.footprint,
+            seconds=round(seconds, 3),
+            error=str(err),
+        )
+        raise ModelUnavailableError(f"model {slot.name} failed to start: {err}") from err
+
+    def _became_ready(self, slot: ModelSlot, seconds: float, kind: str) -> None:
+        now = time.monotonic()
+        slot.state = ModelState.READY
+        slot.failure = None
+        slot.loaded_at = slot.last_used = now
+        self.metrics.swap(slot.name, kind, seconds)
+        if self._on_ready is not None:
+            self._on_ready(slot)

@@ -1,0 +1,138 @@
+"""The gateway's HTTP face: OpenAI-compatible routes and management routes (starlette).
+
+- ``POST /v1/chat/completions``, ``POST /v1/completions``: routed by the body's ``model``; the
+  body goes upstream unchanged and the answer comes back as it arrives (``stream: true`` too).
+- ``GET /v1/models``: every configured model.
+- ``GET /health``, ``GET /running`` (state, bytes, in-flight and queued requests, last use),
+  ``POST /models/{name}/load``, ``POST /models/{name}/unload``, ``GET /metrics`` (Prometheus).
+
+Errors are OpenAI-style JSON objects; a full queue answers 429 with ``Retry-After``.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.routing import Route
+
+from runtime.gateway.errors import BadRequestError, GatewayError
+from runtime.gateway.proxy import error_body
+from runtime.gateway.scheduler import ModelState
+from runtime.gateway.service import GatewayService
+
+PROMETHEUS_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+
+
+def error_response(error: GatewayError) -> JSONResponse:
+    """The JSON error answer for ``error`` (with ``Retry-After`` when it has one)."""
+    headers = {}
+    if error.retry_after_s is not None:
+        headers["Retry-After"] = str(error.retry_after_s)
+    return JSONResponse(error_body(error), status_code=error.status, headers=headers)
+
+
+def _routing(body: bytes) -> tuple[str, bool]:
+    """The ``model`` and ``stream`` fields of a request body; BadRequestError otherwise."""
+    try:
+        payload = json.loads(body)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        raise BadRequestError("the request body is not JSON") from None
+    if not isinstance(payload, dict):
+        raise BadRequestError("the request body must be a JSON object")
+    model = payload.get("model")
+    if not isinstance(model, str) or not model:
+        raise BadRequestError("the request has no `model`: the gateway routes by it")
+    return model, bool(payload.get("stream"))
+
+
+class GatewayRoutes:
+    """The route handlers, over one :class:`GatewayService`."""
+
+    def __init__(self, service: GatewayService) -> None:
+        self.service = service
+
+    async def completions(self, request: Request) -> Response:
+        """Route a completion request by its ``model`` and relay the answer."""
+        body = await request.body()
+        try:
+            model, stream = _routing(body)
+            return await self.service.forward(
+                model, request.url.path, body, request.headers, stream=stream
+            )
+        except GatewayError as err:
+            return error_response(err)
+
+    async def models(self, _: Request) -> Response:
+        """Every configured model, OpenAI-style."""
+        created = int(time.time())
+        data = [
+            {"id": name, "object": "model", "created": created, "owned_by": "edgeswarm"}
+            for name in self.service.model_names()
+        ]
+        return JSONResponse({"object": "list", "data": data})
+
+    async def health(self, _: Request) -> Response:
+        """The gateway answers (models may still be unloaded)."""
+        return JSONResponse({"status": "ok", "models": len(self.service.slots)})
+
+    async def running(self, _: Request) -> Response:
+        """Every model's state, bytes, in-flight and queued requests and last use."""
+        return JSONResponse(self.service.scheduler.running())
+
+    async def load(self, request: Request) -> Response:
+        """Make a model resident (queued like a request); 200 once it is."""
+        name = request.path_params["name"]
+        try:
+            seconds = await self.service.load(name)
+        except GatewayError as err:
+            return error_response(err)
+        slot = self.service.slots[name]
+        state = str(slot.state) if slot.managed else "remote"
+        return JSONResponse({"model": name, "state": state, "seconds": round(seconds, 3)})
+
+    async def unload(self, request: Request) -> Response:
+        """Unload a model now: drain, then sleep or stop it."""
+        name = request.path_params["name"]
+        try:
+            state: ModelState = await self.service.scheduler.unload(name)
+        except GatewayError as err:
+            return error_response(err)
+        return JSONResponse({"model": name, "state": str(state)})
+
+    async def metrics(self, _: Request) -> Response:
+        """Counters and gauges in Prometheus text."""
+        text = self.service.metrics.render(self.service.scheduler.gauges())
+        return PlainTextResponse(text, media_type=PROMETHEUS_TYPE)
+
+
+def build_app(service: GatewayService) -> Starlette:
+    """The ASGI app serving ``service``; its lifespan starts and stops the gateway."""
+    routes = GatewayRoutes(service)
+
+    @asynccontextmanager
+    async def lifespan(_: Starlette) -> AsyncIterator[None]:
+        await service.start()
+        try:
+            yield
+        finally:
+            await service.close()
+
+    return Starlette(
+        routes=[
+            Route("/v1/chat/completions", routes.completions, methods=["POST"]),
+            Route("/v1/completions", routes.completions, methods=["POST"]),
+            Route("/v1/models", routes.models, methods=["GET"]),
+            Route("/health", routes.health, methods=["GET"]),
+            Route("/running", routes.running, methods=["GET"]),
+            Route("/models/{name:path}/load", routes.load, methods=["POST"]),
+            Route("/models/{name:path}/unload", routes.unload, methods=["POST"]),
+            Route("/metrics", routes.metrics, methods=["GET"]),
+        ],
+        lifespan=lifespan,
+    )

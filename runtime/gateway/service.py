@@ -1,0 +1,285 @@
+"""The gateway assembled: config resolved, backends built, scheduler and proxy wired together.
+
+:func:`prepare` turns a config file into a :class:`GatewaySetup` (device resolved, budget
+measured, every model checked against it) or raises :class:`ConfigError` naming the file and
+key. :class:`GatewayService` owns the parts at run time: the memory ledger, the model slots,
+the swap scheduler and the HTTP client, and forwards admitted requests to their servers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import AsyncIterator, Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+from starlette.background import BackgroundTask
+from starlette.responses import JSONResponse, Response, StreamingResponse
+
+from runtime.gateway.backends import Backend, BackendContext, build_backends
+from runtime.gateway.budget import Budget, plan_budget, resolve_device
+from runtime.gateway.config import (
+    GatewayConfig,
+    ModelConfig,
+    RemoteModelConfig,
+    check_config,
+    load_config,
+)
+from runtime.gateway.errors import GatewayError, ModelUnavailableError, UpstreamError
+from runtime.gateway.ledger import MemoryLedger
+from runtime.gateway.metrics import GatewayMetrics
+from runtime.gateway.proxy import (
+    End,
+    Head,
+    UpstreamExchange,
+    error_body,
+    forward_headers,
+    sse_error,
+)
+from runtime.gateway.scheduler import SchedulingPolicy, policy_for
+from runtime.gateway.slot import Admission, ModelSlot
+from runtime.gateway.swap import SwapScheduler
+from runtime.process import free_port
+from runtime.settings import Device, Settings
+
+
+@dataclass(frozen=True)
+class GatewaySetup:
+    """A validated config with its device, budget and directories resolved."""
+
+    config: GatewayConfig
+    origin: str
+    device: Device
+    budget: Budget
+    state_dir: Path
+    models_dir: Path
+
+    @property
+    def log_dir(self) -> Path:
+        """Where the servers' log files go."""
+        return self.state_dir / "logs"
+
+
+def prepare(path: Path, settings: Settings | None = None) -> GatewaySetup:
+    """Load and check the config at ``path``; resolve its device and budget.
+
+    Raises:
+        ConfigError: the config is invalid or a model can never fit the budget.
+    """
+    config = load_config(path)
+    origin = str(path)
+    device = resolve_device(config)
+    check_config(config, origin=origin, device=device)
+    budget = plan_budget(config, origin, device)
+    defaults = settings if settings is not None else Settings()
+    return GatewaySetup(
+        config=config,
+        origin=origin,
+        device=device,
+        budget=budget,
+        state_dir=(config.state_dir or defaults.state_dir).expanduser(),
+        models_dir=(config.models_dir or defaults.models_dir).expanduser(),
+    )
+
+
+def _slot(entry: ModelConfig, backend: Backend, config: GatewayConfig) -> ModelSlot:
+    timeout = entry.request_timeout_s or config.scheduling.request_timeout_s
+    if isinstance(entry, RemoteModelConfig):
+        return ModelSlot(entry.name, backend, 0, 0.0, request_timeout_s=timeout)
+    return ModelSlot(
+        entry.name,
+        backend,
+        entry.footprint,
+        entry.load_estimate_s,
+        swap=entry.swap,
+        sleep_level=entry.sleep_level,
+        sleep_footprint=entry.sleep_footprint or entry.footprint,
+        request_timeout_s=timeout,
+    )
+
+
+class GatewayService:
+    """The running gateway: ledger, slots, swap scheduler, proxy client and metrics."""
+
+    def __init__(
+        self,
+        setup: GatewaySetup,
+        *,
+        policy: SchedulingPolicy | None = None,
+        port_for: Callable[[], int] = free_port,
+    ) -> None:
+        config = setup.config
+        self.setup = setup
+        self.metrics = GatewayMetrics()
+        self.ledger = MemoryLedger(setup.budget.device_bytes, setup.budget.host_bytes)
+        context = BackendContext(
+            device=setup.device,
+            models_dir=setup.models_dir,
+            log_dir=setup.log_dir,
+            gpu_index=config.gpu_index,
+            port_for=port_for,
+        )
+        backends = build_backends(config, context)
+        self.slots = {m.name: _slot(m, backends[m.name], config) for m in config.models}
+        self.client = httpx.AsyncClient(
+            timeout=httpx.Timeout(None, connect=10.0),
+            limits=httpx.Limits(max_connections=None, max_keepalive_connections=64),
+            trust_env=False,
+        )
+        self.scheduler = SwapScheduler(
+            self.slots,
+            self.ledger,
+            policy or policy_for(config.scheduling.policy),
+            config.scheduling,
+            self.client,
+            device=setup.device,
+            gpu_index=config.gpu_index,
+            metrics=self.metrics,
+        )
+
+    async def start(self) -> None:
+        """Start the scheduler's coordinator and watchdog (no model is loaded yet)."""
+        await self.scheduler.start()
+
+    async def close(self) -> None:
+        """Stop every server this gateway started and close the client."""
+        try:
+            await self.scheduler.close()
+        finally:
+            await self.client.aclose()
+
+    def model_names(self) -> list[str]:
+        """Every configured model, in config order."""
+        return list(self.slots)
+
+    async def load(self, name: str) -> float:
+        """Make ``name`` resident (queued like a request); the seconds it took."""
+        started = time.monotonic()
+        admission = await self.scheduler.admit(name)
+        admission.release()
+        return time.monotonic() - started
+
+    async def forward(
+        self, name: str, path: str, body: bytes, headers: Mapping[str, str], *, stream: bool
+    ) -> Response:
+        """Admit a request to ``name`` and relay it to the model's server unchanged."""
+        slot = self.scheduler.slot(name)
+        timeout_s = slot.request_timeout_s
+        deadline = asyncio.get_running_loop().time() + timeout_s
+        try:
+            admission = await self.scheduler.admit(name, timeout_s=timeout_s)
+        except GatewayError as err:
+            self.metrics.request(name, err.kind)
+            raise
+        exchange = self._exchange(admission, path, body, headers, deadline, timeout_s)
+        try:
+            first = await exchange.next_event()
+        except BaseException:
+            admission.release()
+            exchange.cancel()
+            raise
+        if stream and isinstance(first, Head) and first.status == 200:
+            return self._streamed(admission, exchange, first)
+        return await self._buffered(admission, exchange, first)
+
+    def _exchange(
+        self,
+        admission: Admission,
+        path: str,
+        body: bytes,
+        headers: Mapping[str, str],
+        deadline: float,
+        timeout_s: float,
+    ) -> UpstreamExchange:
+        backend = admission.slot.backend
+        if backend.upstream_model != admission.slot.name:
+            body = _renamed(body, backend.upstream_model)
+        request = self.client.build_request(
+            "POST",
+            backend.api_base + path.removeprefix("/v1"),
+            content=body,
+            headers=forward_headers(headers, backend.api_key),
+        )
+        return UpstreamExchange(
+            self.client, request, admission, deadline=deadline, timeout_s=timeout_s
+        )
+
+    async def _buffered(
+        self, admission: Admission, exchange: UpstreamExchange, first: Head | bytes | End
+    ) -> Response:
+        try:
+            if isinstance(first, End):
+                content, end = b"", first
+            else:
+                content, end = await exchange.read_rest()
+        finally:
+            admission.release()
+            await exchange.aclose()
+        if end.error is not None:
+            error = await self._settle_failure(admission, end)
+            return JSONResponse(error_body(error), status_code=error.status)
+        status, headers = (first.status, first.headers) if isinstance(first, Head) else (502, {})
+        self.metrics.request(admission.slot.name, _outcome(status))
+        return Response(content, status_code=status, headers=headers)
+
+    def _streamed(self, admission: Admission, exchange: UpstreamExchange, head: Head) -> Response:
+        ends: list[End] = []
+        finished = False
+
+        async def finish() -> None:
+            nonlocal finished
+            if finished:
+                return
+            finished = True
+            admission.release()
+            if not ends:
+                self.metrics.request(admission.slot.name, "client_disconnected")
+            elif ends[0].error is None:
+                self.metrics.request(admission.slot.name, "ok")
+            await exchange.aclose()
+
+        async def relay() -> AsyncIterator[bytes]:
+            try:
+                async for chunk in exchange.chunks(ends):
+                    yield chunk
+                if ends and ends[0].error is not None:
+                    yield sse_error(await self._settle_failure(admission, ends[0]))
+            finally:
+                await finish()
+
+        # The generator's finally covers a normal end; the background task covers a client
+        # that left while the generator was suspended (starlette then never resumes it).
+        return StreamingResponse(
+            relay(),
+            status_code=head.status,
+            headers=head.headers,
+            background=BackgroundTask(finish),
+        )
+
+    async def _settle_failure(self, admission: Admission, end: End) -> GatewayError:
+        """Count a failed exchange; when the server died, mark it failed for a restart."""
+        name = admission.slot.name
+        error = end.error or UpstreamError(f"model {name}: unknown failure")
+        if end.upstream_failed and await self.scheduler.report_failure(name, str(error)):
+            error = ModelUnavailableError(
+                f"the server of model {name} died while answering ({error}); "
+                "it is marked failed and the next request restarts it"
+            )
+        self.metrics.request(name, error.kind)
+        return error
+
+
+def _renamed(body: bytes, model: str) -> bytes:
+    """The body with ``model`` replaced: a remote server may know the model by another name."""
+    payload = json.loads(body)
+    payload["model"] = model
+    return json.dumps(payload).encode()
+
+
+def _outcome(status: int) -> str:
+    if status < 400:
+        return "ok"
+    return "upstream_client_error" if status < 500 else "upstream_server_error"

@@ -1,0 +1,145 @@
+"""One model's runtime record: its backend, state, admitted requests and queue.
+
+A :class:`ModelSlot` is plain bookkeeping owned by the swap scheduler; it decides nothing.
+An :class:`Admission` is one admitted request (or a lease held by a graph node): it counts as in
+flight until released, and the scheduler can revoke it (drain timeout, backend death), which
+cancels the work attached to it with a reason the client sees.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from runtime.gateway.backends import Backend
+from runtime.gateway.scheduler import ModelState, ModelView
+
+_ids = itertools.count(1)
+
+
+class Admission:
+    """An admitted request: in flight on ``slot`` until :meth:`release`."""
+
+    def __init__(self, slot: ModelSlot) -> None:
+        self.slot = slot
+        self.id = f"{slot.name}-{next(_ids)}"
+        self.admitted_at = time.monotonic()
+        self.revoked: str | None = None
+        self._on_revoke: Callable[[str], None] | None = None
+        self._released = False
+
+    def on_revoke(self, callback: Callable[[str], None]) -> None:
+        """Call ``callback(reason)`` if the scheduler revokes this admission."""
+        self._on_revoke = callback
+        if self.revoked is not None:
+            callback(self.revoked)
+
+    def revoke(self, reason: str) -> None:
+        """Fail this request with ``reason`` (the slot already forgot it)."""
+        if self.revoked is None and not self._released:
+            self.revoked = reason
+            if self._on_revoke is not None:
+                self._on_revoke(reason)
+
+    def release(self) -> None:
+        """Done: no longer in flight. Safe to call twice."""
+        if not self._released:
+            self._released = True
+            self.slot.finish(self)
+
+
+@dataclass
+class Waiter:
+    """A queued request waiting for its model to be admitted."""
+
+    future: asyncio.Future[Admission]
+    enqueued: float
+    deadline: float
+
+
+@dataclass
+class ModelSlot:
+    """A managed or remote model and everything the scheduler tracks about it."""
+
+    name: str
+    backend: Backend
+    footprint: int
+    reload_s: float
+    swap: str = "stop"
+    sleep_level: int = 1
+    sleep_footprint: int = 0
+    request_timeout_s: float = 300.0
+    state: ModelState = ModelState.STOPPED
+    admissions: set[Admission] = field(default_factory=set)
+    waiters: deque[Waiter] = field(default_factory=deque)
+    last_used: float = 0.0
+    loaded_at: float = 0.0
+    failure: str | None = None
+    idle: asyncio.Event = field(default_factory=asyncio.Event)
+    on_idle: Callable[[ModelSlot], None] | None = None
+
+    def __post_init__(self) -> None:
+        self.idle.set()
+
+    @property
+    def in_flight(self) -> int:
+        """Requests admitted and not yet finished."""
+        return len(self.admissions)
+
+    @property
+    def managed(self) -> bool:
+        """Whether the gateway starts and swaps this model (False: remote)."""
+        return self.backend.managed
+
+    def admit(self) -> Admission:
+        """Admit one request now (the caller decided it may run)."""
+        admission = Admission(self)
+        self.admissions.add(admission)
+        self.idle.clear()
+        self.last_used = time.monotonic()
+        return admission
+
+    def finish(self, admission: Admission) -> None:
+        """Forget a finished admission; signal when the model goes idle."""
+        if admission in self.admissions:
+            self.admissions.discard(admission)
+            self.last_used = time.monotonic()
+            if not self.admissions:
+                self.idle.set()
+                if self.on_idle is not None:
+                    self.on_idle(self)
+
+    def revoke_all(self, reason: str) -> int:
+        """Fail every in-flight request with ``reason``; returns how many there were."""
+        revoked = list(self.admissions)
+        self.admissions.clear()
+        self.idle.set()
+        for admission in revoked:
+            admission.revoke(reason)
+        return len(revoked)
+
+    def live_waiters(self) -> list[Waiter]:
+        """Queued requests still waiting (drops those that gave up)."""
+        while self.waiters and self.waiters[0].future.done():
+            self.waiters.popleft()
+        return [w for w in self.waiters if not w.future.done()]
+
+    def view(self, now: float) -> ModelView:
+        """This model as a scheduling policy sees it."""
+        waiting = self.live_waiters()
+        oldest = min((w.enqueued for w in waiting), default=now)
+        return ModelView(
+            name=self.name,
+            state=self.state,
+            footprint=self.footprint,
+            in_flight=self.in_flight,
+            queued=len(waiting),
+            oldest_wait_s=now - oldest,
+            last_used=self.last_used,
+            loaded_at=self.loaded_at,
+            reload_s=self.reload_s,
+        )

@@ -1,0 +1,381 @@
+"""The swap scheduler: admits requests, and owns every load, unload, sleep and wake.
+
+Admission is cheap and concurrent: a request to a ready model is admitted at once, without any
+lock (the policy says so), and runs beside every other one. Anything else joins its model's
+queue and wakes the coordinator, one task that asks the policy for a plan and carries it out.
+
+The device mutex (an ``asyncio.Lock``) is held for every change of what is resident: one load,
+wake, sleep or stop at a time. Inside it, :meth:`SwapScheduler.ensure_ready` is the one place
+that decides to start a model: it asks the policy for victims, marks them ``stopping`` (they
+stop admitting at once), drains their in-flight requests (bounded; then those fail with a clear
+error), sleeps or stops them, releases their bytes in the ledger, reserves the target's bytes,
+and only then starts or wakes the target. The ledger refuses any reservation that would break
+the budget, so the invariant holds under every interleaving.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from typing import Any
+
+import httpx
+
+from runtime.gateway.backends import ProcessBackend
+from runtime.gateway.config import SchedulingConfig
+from runtime.gateway.errors import (
+    DeadlineExceededError,
+    ModelUnavailableError,
+    QueueFullError,
+    UnknownModelError,
+)
+from runtime.gateway.ledger import MemoryLedger
+from runtime.gateway.metrics import GatewayMetrics
+from runtime.gateway.residency import Residency
+from runtime.gateway.scheduler import DeviceView, ModelState, SchedulingPolicy
+from runtime.gateway.slot import Admission, ModelSlot, Waiter
+from runtime.logs import get_logger
+from runtime.settings import Device
+
+_log = get_logger("gateway")
+_DEATH_CHECKS = 10
+_DEATH_CHECK_INTERVAL_S = 0.05
+
+
+class SwapScheduler:
+    """Admission for every model, and the single owner of the device's swaps."""
+
+    def __init__(
+        self,
+        slots: dict[str, ModelSlot],
+        ledger: MemoryLedger,
+        policy: SchedulingPolicy,
+        scheduling: SchedulingConfig,
+        client: httpx.AsyncClient,
+        *,
+        device: Device = Device.CPU,
+        gpu_index: int = 0,
+        metrics: GatewayMetrics | None = None,
+    ) -> None:
+        self.slots = slots
+        self.ledger = ledger
+        self.policy = policy
+        self.scheduling = scheduling
+        self.metrics = metrics or GatewayMetrics()
+        self.device = device
+        self.gpu_index = gpu_index
+        self.residency = Residency(
+            slots,
+            ledger,
+            self.metrics,
+            client,
+            drain_timeout_s=scheduling.drain_timeout_s,
+            device=device,
+            gpu_index=gpu_index,
+            on_ready=self._on_idle,
+        )
+        self._device_mutex = asyncio.Lock()
+        self._wake = asyncio.Event()
+        self._tasks: list[asyncio.Task[None]] = []
+        self._closing = False
+        for slot in slots.values():
+            slot.on_idle = self._on_idle
+
+    # -- life cycle ---------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Start the coordinator and the watchdog."""
+        self._tasks = [
+            asyncio.create_task(self._coordinate(), name="gateway-coordinator"),
+            asyncio.create_task(self._watch(), name="gateway-watchdog"),
+        ]
+
+    async def close(self) -> None:
+        """Fail what waits, stop every server, release every byte."""
+        self._closing = True
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        closing = ModelUnavailableError("the gateway is shutting down")
+        for slot in self.slots.values():
+            self._fail_waiters(slot, closing)
+            slot.revoke_all("the gateway is shutting down")
+        managed = [s for s in self.slots.values() if isinstance(s.backend, ProcessBackend)]
+        await asyncio.gather(*(self.residency.stop(s, "gateway shutdown") for s in managed))
+
+    # -- admission (any number of concurrent callers) -----------------------------------
+
+    def slot(self, name: str) -> ModelSlot:
+        """The model called ``name``, or a 404 error listing the known ones."""
+        try:
+            return self.slots[name]
+        except KeyError:
+            known = ", ".join(sorted(self.slots))
+            raise UnknownModelError(f"model {name!r} is not served here; known: {known}") from None
+
+    async def admit(self, name: str, *, timeout_s: float | None = None) -> Admission:
+        """Admit a request to ``name`` once its model is ready; it runs until released.
+
+        Raises:
+            UnknownModelError: no such model.
+            QueueFullError: the queue is full (429 with Retry-After).
+            DeadlineExceededError: the model was not ready before the deadline.
+            ModelUnavailableError: the model failed to start, or the gateway is stopping.
+        """
+        slot = self.slot(name)
+        if self._closing:
+            raise ModelUnavailableError("the gateway is shutting down")
+        now = time.monotonic()
+        if not slot.managed or self.policy.admits_directly(slot.view(now)):
+            self.metrics.admitted(name, "direct")
+            return slot.admit()
+        if self.queued_total() >= self.scheduling.max_queue:
+            raise QueueFullError(
+                f"the gateway queue is full ({self.scheduling.max_queue} requests waiting); "
+                "retry later",
+                retry_after_s=self._retry_after(slot),
+            )
+        budget_s = timeout_s if timeout_s is not None else slot.request_timeout_s
+        waiter = Waiter(asyncio.get_running_loop().create_future(), now, now + budget_s)
+        slot.waiters.append(waiter)
+        self._wake.set()
+        try:
+            async with asyncio.timeout(budget_s):
+                admission = await asyncio.shield(waiter.future)
+        except BaseException as exc:
+            self._abandon(waiter)
+            if isinstance(exc, TimeoutError):
+                raise DeadlineExceededError(
+                    f"model {name} was not ready within the request deadline of {budget_s:g} s "
+                    f"(state {slot.state}, {self.queued_total()} queued)"
+                ) from None
+            raise
+        self.metrics.admitted(name, "queued")
+        return admission
+
+    @staticmethod
+    def _abandon(waiter: Waiter) -> None:
+        future = waiter.future
+        if not future.done():
+            future.cancel()
+        elif not future.cancelled() and future.exception() is None:
+            future.result().release()
+
+    def queued_total(self) -> int:
+        """Requests waiting in every model's queue."""
+        return sum(len(slot.live_waiters()) for slot in self.slots.values())
+
+    def _retry_after(self, slot: ModelSlot) -> int:
+        return max(1, min(60, round(slot.reload_s)))
+
+    async def report_failure(self, name: str, detail: str) -> bool:
+        """A request to ``name`` lost its server: True (and marked failed) if the server died.
+
+        A connection can break a moment before the process is seen dead, so look a few times.
+        """
+        slot = self.slots.get(name)
+        if slot is None or not isinstance(slot.backend, ProcessBackend):
+            return False
+        for _ in range(_DEATH_CHECKS):
+            if slot.state is ModelState.FAILED:
+                return True
+            if not slot.backend.alive():
+                if slot.state is ModelState.READY:
+                    self._mark_failed(slot, detail)
+                return True
+            await asyncio.sleep(_DEATH_CHECK_INTERVAL_S)
+        return False
+
+    def _mark_failed(self, slot: ModelSlot, detail: str) -> None:
+        slot.state = ModelState.FAILED
+        slot.failure = detail
+        cut = slot.revoke_all(
+            f"the server of model {slot.name} died ({detail}); the next request restarts it"
+        )
+        _log.error(
+            "model_failed",
+            model=slot.name,
+            bytes=self.ledger.device.get(slot.name, 0),
+            in_flight_failed=cut,
+            resident_s=round(time.monotonic() - slot.loaded_at, 3),
+            detail=detail,
+        )
+        self._wake.set()
+
+    def _on_idle(self, slot: ModelSlot) -> None:
+        del slot
+        self._wake.set()
+
+    # -- coordinator: the one task that carries out plans -------------------------------
+
+    async def _coordinate(self) -> None:
+        recheck: float | None = None
+        while True:
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(recheck):
+                    await self._wake.wait()
+            self._wake.clear()
+            try:
+                recheck = await self._step()
+            except Exception:
+                _log.exception("coordinator_error")
+                recheck = 1.0
+
+    async def _step(self) -> float | None:
+        await self._reap_failed()
+        now = time.monotonic()
+        plan = self.policy.plan(self.view(now), now)
+        for name, count in plan.admit.items():
+            self._admit_waiters(self.slots[name], count)
+        for name in plan.unload:
+            await self._unload_idle(self.slots[name])
+        if plan.load is not None:
+            await self._load(self.slots[plan.load])
+        if plan.load is not None or plan.unload:
+            return 0.0
+        return plan.recheck_s
+
+    def view(self, now: float) -> DeviceView:
+        """Every managed model as the policy sees it."""
+        return DeviceView(
+            models=tuple(slot.view(now) for slot in self.slots.values() if slot.managed),
+            budget=self.ledger.device_budget,
+            max_wait_s=self.scheduling.max_wait_s,
+            idle_ttl_s=self.scheduling.idle_ttl_s,
+            linger_s=self.scheduling.linger_s,
+        )
+
+    def _admit_waiters(self, slot: ModelSlot, count: int) -> None:
+        admitted = 0
+        while slot.waiters and admitted < count and slot.state is ModelState.READY:
+            waiter = slot.waiters.popleft()
+            if not waiter.future.done():
+                waiter.future.set_result(slot.admit())
+                admitted += 1
+
+    def _fail_waiters(self, slot: ModelSlot, error: Exception) -> None:
+        while slot.waiters:
+            waiter = slot.waiters.popleft()
+            if not waiter.future.done():
+                waiter.future.set_exception(error)
+
+    async def _load(self, slot: ModelSlot) -> None:
+        try:
+            await self.ensure_ready(slot)
+        except ModelUnavailableError as err:
+            self._fail_waiters(slot, err)
+
+    async def _unload_idle(self, slot: ModelSlot) -> None:
+        async with self._device_mutex:
+            if slot.state is ModelState.READY and slot.in_flight == 0 and not slot.live_waiters():
+                await self.residency.evict([slot], reason="idle ttl")
+
+    # -- the device mutex: one change of residency at a time ----------------------------
+
+    async def ensure_ready(self, slot: ModelSlot) -> None:
+        """Make ``slot`` resident, evicting what the policy picks; the one place that starts."""
+        async with self._device_mutex:
+            if slot.state is ModelState.READY:
+                return
+            await self.residency.reap_failed()
+            now = time.monotonic()
+            victims = self.policy.victims(slot.view(now), self.view(now), now)
+            if victims is None:
+                raise ModelUnavailableError(
+                    f"model {slot.name} needs {slot.footprint} bytes; the budget is "
+                    f"{self.ledger.device_budget} bytes"
+                )
+            chosen = [self.slots[name] for name in victims]
+            await self.residency.evict(chosen, reason=f"make room for {slot.name}")
+            await self.residency.bring_up(slot)
+
+    async def unload(self, name: str) -> ModelState:
+        """Unload ``name`` now (drain, then sleep or stop); returns its new state."""
+        slot = self.slot(name)
+        if not slot.managed:
+            raise ModelUnavailableError(f"model {name} is remote: the gateway does not swap it")
+        async with self._device_mutex:
+            if slot.state is ModelState.READY:
+                await self.residency.evict([slot], reason="unload requested")
+            elif slot.state in (ModelState.SLEEPING, ModelState.FAILED):
+                slot.failure = None
+                await self.residency.stop(slot, "unload requested")
+        return slot.state
+
+    async def _reap_failed(self) -> None:
+        """Stop what is left of failed servers and release their bytes (takes the mutex)."""
+        if self.residency.failed_holding():
+            async with self._device_mutex:
+                await self.residency.reap_failed()
+
+    # -- watchdog -----------------------------------------------------------------------
+
+    async def _watch(self) -> None:
+        while True:
+            await asyncio.sleep(self.scheduling.watch_interval_s)
+            for slot in self.slots.values():
+                backend = slot.backend
+                if slot.state not in (ModelState.READY, ModelState.SLEEPING):
+                    continue
+                if isinstance(backend, ProcessBackend) and not backend.alive():
+                    self._mark_failed(slot, f"process exited; log: {backend.log_path()}")
+
+    # -- introspection ------------------------------------------------------------------
+
+    def running(self) -> dict[str, Any]:
+        """Every model's state, bytes, in-flight and queued requests and last use."""
+        now = time.monotonic()
+        return {
+            "device": str(self.device),
+            "policy": self.policy.name,
+            "budget_bytes": self.ledger.device_budget,
+            "resident_bytes": self.ledger.device_used,
+            "host_budget_bytes": self.ledger.host_budget,
+            "host_bytes": self.ledger.host_used,
+            "budget_violations": len(self.ledger.violations),
+            "swaps": self.metrics.swap_count(),
+            "queued": self.queued_total(),
+            "models": [self._describe(slot, now) for slot in self.slots.values()],
+        }
+
+    def _describe(self, slot: ModelSlot, now: float) -> dict[str, Any]:
+        return {
+            "name": slot.name,
+            "backend": slot.backend.kind,
+            "state": "remote" if not slot.managed else str(slot.state),
+            "footprint_bytes": slot.footprint if slot.managed else 0,
+            "resident_bytes": self.ledger.device.get(slot.name, 0),
+            "host_bytes": self.ledger.host.get(slot.name, 0),
+            "in_flight": slot.in_flight,
+            "queued": len(slot.live_waiters()),
+            "last_used_s_ago": round(now - slot.last_used, 3) if slot.last_used else None,
+            "reload_s": round(slot.reload_s, 3),
+            "pid": slot.backend.pid,
+            "url": slot.backend.api_base if not slot.managed or slot.backend.pid else None,
+            "failure": slot.failure,
+        }
+
+    def gauges(self) -> dict[str, list[tuple[dict[str, str], float]]]:
+        """Gauges for ``GET /metrics``: queue depth, bytes, budget, states."""
+        managed = [slot for slot in self.slots.values() if slot.managed]
+        return {
+            "budget_bytes": [({}, float(self.ledger.device_budget))],
+            "resident_bytes": [({}, float(self.ledger.device_used))],
+            "host_budget_bytes": [({}, float(self.ledger.host_budget))],
+            "host_bytes": [({}, float(self.ledger.host_used))],
+            "queue_depth": [({}, float(self.queued_total()))],
+            "budget_violations": [({}, float(len(self.ledger.violations)))],
+            "model_queue_depth": [
+                ({"model": s.name}, float(len(s.live_waiters()))) for s in self.slots.values()
+            ],
+            "model_in_flight": [
+                ({"model": s.name}, float(s.in_flight)) for s in self.slots.values()
+            ],
+            "model_resident_bytes": [
+                ({"model": s.name}, float(self.ledger.device.get(s.name, 0))) for s in managed
+            ],
+            "model_state": [({"model": s.name, "state": str(s.state)}, 1.0) for s in managed],
+        }

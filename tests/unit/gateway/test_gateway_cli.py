@@ -1,0 +1,126 @@
+"""`edgeswarm gateway`: the command line, one gateway per device, the embedded config."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import httpx
+import pytest
+import yaml
+
+from runtime.catalog import load_catalog
+from runtime.endpoint import ModelNotPulledError
+from runtime.gateway.cli import add_gateway_parser, main
+from runtime.gateway.config import parse_config, schema_text
+from runtime.gateway.embedded import GiB, embedded_config, estimate_footprint, running_gateway
+from runtime.gateway.lock import DeviceBusyError
+from runtime.process import ManagedProcess, free_port
+from runtime.provision import MANIFEST
+from runtime.settings import Device, load_settings
+from tests.conftest import ROOT, allow_loopback_port
+
+FAKE_VLLM = ROOT / "tests" / "fakes" / "vllm_backend.py"
+
+
+def config_file(tmp_path: Path) -> Path:
+    fake = [sys.executable, str(FAKE_VLLM), "--port", "{port}", "--model", "{name}"]
+    config = {
+        "device": "cpu",
+        "state_dir": str(tmp_path / "state"),
+        "budget": {"bytes": "1GiB"},
+        "models": [{"name": "a", "backend": "command", "command": fake, "footprint": "100MiB"}],
+    }
+    path = tmp_path / "gw.yaml"
+    path.write_text(yaml.safe_dump(config))
+    return path
+
+
+def test_the_subcommand_plugs_into_a_parent_parser() -> None:
+    parser = argparse.ArgumentParser(prog="edgeswarm")
+    add_gateway_parser(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(["gateway", "--config", "gw.yaml", "--port", "9000"])
+    assert (args.config, args.host, args.port) == ("gw.yaml", "127.0.0.1", 9000)
+    assert callable(args.handler)
+
+
+def test_a_second_gateway_on_the_same_device_refuses(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = config_file(tmp_path)
+    port = free_port()
+    allow_loopback_port(port)
+    first = ManagedProcess(
+        "gateway",
+        [sys.executable, "-m", "runtime.gateway.cli", "--config", str(config), "--port", str(port)],
+        health_url=f"http://127.0.0.1:{port}/health",
+        log_path=tmp_path / "gateway.log",
+        start_timeout_s=30,
+        cwd=ROOT,
+    )
+    with first:
+        models = httpx.get(f"http://127.0.0.1:{port}/v1/models", trust_env=False).json()
+        assert [m["id"] for m in models["data"]] == ["a"]
+        code = main(["--config", str(config), "--port", str(free_port())])
+        err = capsys.readouterr().err
+        # The embedded gateway reuses a running one that serves what it needs.
+        settings = load_settings(state_dir=tmp_path / "state")
+        assert running_gateway(settings, Device.CPU, ["a"]) == f"http://127.0.0.1:{port}/v1"
+        with pytest.raises(DeviceBusyError, match="does not serve zzz"):
+            running_gateway(settings, Device.CPU, ["a", "zzz"])
+    assert running_gateway(settings, Device.CPU, ["a"]) is None
+    assert code == 3
+    assert "another edgeswarm gateway already owns device cpu" in err and str(port) in err
+
+
+def test_an_invalid_config_exits_2_naming_the_key(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "gw.yaml"
+    path.write_text(yaml.safe_dump({"models": [{"name": "a", "backend": "vllm"}]}))
+    assert main(["--config", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert str(path) in err and "models[0] (a).model" in err
+    assert main([]) == 2
+
+
+def test_print_schema(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--print-schema"]) == 0
+    assert capsys.readouterr().out == schema_text()
+
+
+def fake_pulled(models_dir: Path, name: str, weights: int) -> None:
+    entry = load_catalog().get(name)
+    path = models_dir / name
+    path.mkdir(parents=True)
+    manifest = {"gguf_sha256": entry.gguf_sha256, "dtype": entry.dtype}
+    (path / MANIFEST).write_text(json.dumps(manifest))
+    (path / "config.json").write_text("{}")
+    (path / "model.safetensors").write_bytes(b"\0" * weights)
+
+
+def test_the_embedded_config_covers_the_requested_models(tmp_path: Path) -> None:
+    settings = load_settings(
+        models_dir=tmp_path / "models", state_dir=tmp_path / "state", cpu_kvcache_gib=1
+    )
+    fake_pulled(settings.models_dir, "smollm2-135m-instruct", 1000)
+    fake_pulled(settings.models_dir, "smollm2-135m-instruct-fp32", 2000)
+    names = ["smollm2-135m-instruct", "smollm2-135m-instruct-fp32", "smollm2-135m-instruct"]
+    raw = embedded_config(settings, names, device=Device.CPU, budget_bytes=6 * GiB)
+    config = parse_config(raw, origin="embedded")
+    assert [m.name for m in config.models] == names[:2]
+    assert config.budget.bytes == 6 * GiB and config.state_dir == settings.state_dir
+    by_ram = embedded_config(settings, names[:1], device=Device.CPU)
+    assert by_ram["budget"] == {"ram_fraction": 0.5}
+    with pytest.raises(ModelNotPulledError, match="edgeswarm models pull qwen"):
+        embedded_config(settings, ["qwen2.5-coder-0.5b-instruct"], device=Device.CPU)
+
+
+def test_footprint_estimates_err_on_the_safe_side_of_measurements() -> None:
+    # Measured PSS on CPU: SmolLM2-135M bf16 (269 MB) with a 1 GiB KV cache: 3.2 GB;
+    # Qwen2.5-Coder-0.5B bf16 (1.26 GB) with 2 GiB: 6.1 GB.
+    assert estimate_footprint(269 * 10**6, Device.CPU, 1) >= 3.2e9
+    assert estimate_footprint(1260 * 10**6, Device.CPU, 2) >= 6.1e9
+    assert estimate_footprint(1260 * 10**6, Device.CPU, 2) < 8e9

@@ -1,0 +1,434 @@
+"""The gateway against fake vLLM backends started as real processes on free ports.
+
+The gateway runs in the test's event loop (uvicorn on a free port), so a ledger observer sees
+every change of the accounting as it happens; a sampler also scans ``/proc`` for the fake
+servers that are really alive. Both must stay within the budget at every moment.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+import signal
+import sys
+import time
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import uvicorn
+import yaml
+
+from runtime.gateway.ledger import LedgerSnapshot
+from runtime.gateway.server import build_app
+from runtime.gateway.service import GatewayService, prepare
+from runtime.process import free_port
+from tests.conftest import FAKE_SERVER, ROOT, allow_loopback_port
+
+FAKE_VLLM = ROOT / "tests" / "fakes" / "vllm_backend.py"
+MB = 10**6
+
+
+def allowed_port() -> int:
+    port = free_port()
+    allow_loopback_port(port)
+    return port
+
+
+def fake_model(name: str, tag: str, *, footprint: int = 600 * MB, **opts: Any) -> dict[str, Any]:
+    """A `command` model running the fake vLLM server."""
+    args = [sys.executable, str(FAKE_VLLM), "--port", "{port}", "--model", "{name}"]
+    args += ["--footprint", str(footprint), "--tag", tag]
+    for key in ("load_time", "token_rate", "latency", "tokens"):
+        if key in opts:
+            args += [f"--{key.replace('_', '-')}", str(opts.pop(key))]
+    if opts.get("swap") == "sleep":
+        args.append("--sleep-mode")
+    return {
+        "name": name,
+        "backend": "command",
+        "command": args,
+        "footprint": footprint,
+        "load_estimate_s": 0.5,
+        **opts,
+    }
+
+
+def write_config(
+    tmp_path: Path, models: list[dict[str, Any]], budget: int, **scheduling: Any
+) -> Path:
+    config = {
+        "device": scheduling.pop("device", "cpu"),
+        "state_dir": str(tmp_path / "state"),
+        "budget": {"bytes": budget},
+        "scheduling": {"watch_interval_s": 0.2, **scheduling},
+        "models": models,
+    }
+    path = tmp_path / "gateway.yaml"
+    path.write_text(yaml.safe_dump(config))
+    return path
+
+
+def live_fakes(tag: str) -> dict[int, int]:
+    """pid -> declared footprint of every live fake server carrying ``tag``."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if str(FAKE_VLLM).encode() in argv and tag.encode() in argv:
+            found[int(entry.name)] = int(argv[argv.index(b"--footprint") + 1])
+    return found
+
+
+@dataclass
+class Live:
+    """A gateway served in this event loop, and what the watchers saw."""
+
+    service: GatewayService
+    url: str
+    http: httpx.AsyncClient
+    tag: str
+    worst_ledger: int = 0
+    worst_real: int = 0
+    most_in_flight: int = 0
+    snapshots: int = 0
+    violations: list[str] = field(default_factory=list)
+
+    @property
+    def budget(self) -> int:
+        return self.service.ledger.device_budget
+
+    def observe(self, snap: LedgerSnapshot) -> None:
+        self.snapshots += 1
+        self.worst_ledger = max(self.worst_ledger, snap.device_used)
+        if snap.device_used > snap.device_budget:
+            self.violations.append(f"ledger {snap.device_used} after {snap.change}")
+
+    async def sample(self) -> None:
+        while True:
+            in_flight = max(slot.in_flight for slot in self.service.slots.values())
+            self.most_in_flight = max(self.most_in_flight, in_flight)
+            real = sum(live_fakes(self.tag).values())
+            self.worst_real = max(self.worst_real, real)
+            if real > self.budget:
+                self.violations.append(f"live servers hold {real} bytes")
+            await asyncio.sleep(0.02)
+
+    async def chat(self, model: str, **body: Any) -> httpx.Response:
+        payload = {"model": model, "messages": [{"role": "user", "content": "hi"}], **body}
+        return await self.http.post(f"{self.url}/v1/chat/completions", json=payload)
+
+    async def running(self) -> dict[str, Any]:
+        reply = await self.http.get(f"{self.url}/running")
+        data: dict[str, Any] = reply.json()
+        return data
+
+    async def model_info(self, name: str) -> dict[str, Any]:
+        models = (await self.running())["models"]
+        info: dict[str, Any] = next(m for m in models if m["name"] == name)
+        return info
+
+
+class InLoopServer(uvicorn.Server):
+    """uvicorn in the test's loop, leaving the process's signal handlers alone."""
+
+    @contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
+
+
+@asynccontextmanager
+async def live_gateway(config: Path, tag: str) -> AsyncIterator[Live]:
+    service = GatewayService(prepare(config), port_for=allowed_port)
+    port = allowed_port()
+    server = InLoopServer(
+        uvicorn.Config(build_app(service), port=port, log_level="warning", lifespan="on")
+    )
+    serving = asyncio.create_task(server.serve())
+    while not server.started:
+        assert not serving.done(), "the gateway did not start"
+        await asyncio.sleep(0.01)
+    http = httpx.AsyncClient(timeout=60, trust_env=False, limits=httpx.Limits(max_connections=200))
+    live = Live(service, f"http://127.0.0.1:{port}", http, tag)
+    service.ledger.observers.append(live.observe)
+    sampler = asyncio.create_task(live.sample())
+    try:
+        yield live
+    finally:
+        sampler.cancel()
+        await http.aclose()
+        server.should_exit = True
+        await serving
+        assert not live_fakes(tag), "a fake server outlived the gateway"
+
+
+@pytest.fixture
+def tag() -> str:
+    return f"t-{uuid.uuid4().hex[:10]}"
+
+
+SCHEMA = {
+    "name": "verdict",
+    "strict": True,
+    "schema": {
+        "type": "object",
+        "properties": {"verdict": {"enum": ["pass", "fail"]}, "reason": {"type": "string"}},
+        "required": ["verdict", "reason"],
+        "additionalProperties": False,
+    },
+}
+
+
+async def stream_text(live: Live, model: str) -> str:
+    payload = {"model": model, "stream": True, "messages": [{"role": "user", "content": "hi"}]}
+    text = ""
+    async with live.http.stream("POST", f"{live.url}/v1/chat/completions", json=payload) as r:
+        assert r.status_code == 200, await r.aread()
+        async for line in r.aiter_lines():
+            if line.startswith("data: ") and line != "data: [DONE]":
+                chunk = json.loads(line[6:])
+                assert "error" not in chunk, chunk
+                text += chunk["choices"][0]["delta"].get("content", "")
+    return text
+
+
+async def test_100_mixed_requests_over_3_models_with_a_budget_for_one(
+    tmp_path: Path, tag: str
+) -> None:
+    models = [fake_model(n, tag, load_time=0.3, latency=0.05, tokens=20) for n in "abc"]
+    config = write_config(tmp_path, models, 1000 * MB, max_wait_s=1.0, max_queue=200)
+    rng = random.Random(4)
+    async with live_gateway(config, tag) as live:
+
+        async def one(i: int) -> str:
+            await asyncio.sleep(rng.uniform(0, 3))
+            model = rng.choice("abc")
+            if i % 3 == 0:
+                return await stream_text(live, model)
+            reply = await live.chat(
+                model, response_format={"type": "json_schema", "json_schema": SCHEMA}
+            )
+            assert reply.status_code == 200, reply.text
+            content = json.loads(reply.json()["choices"][0]["message"]["content"])
+            assert content["verdict"] in ("pass", "fail")
+            return str(content)
+
+        started = time.monotonic()
+        async with asyncio.timeout(90):  # no deadlock
+            answers = await asyncio.gather(*(one(i) for i in range(100)))
+        seconds = time.monotonic() - started
+        assert len(answers) == 100 and all(answers)
+        running = await live.running()
+    swaps = live.service.metrics.swap_count()
+    most = live.most_in_flight
+    sys.stderr.write(f"100 requests: {swaps} swaps, {seconds:.1f} s, {most} in flight at most\n")
+    assert not live.violations and not live.service.ledger.violations
+    assert live.worst_ledger <= live.budget and live.worst_real <= live.budget
+    assert live.snapshots > 2 * swaps and live.worst_real > 0
+    assert 3 <= swaps <= 15, f"{swaps} swaps for 100 requests"
+    assert most > 5, "requests to a loaded model were serialized"
+    assert running["budget_violations"] == 0
+
+
+async def test_bodies_pass_through_unchanged_and_models_are_listed(tmp_path: Path) -> None:
+    recorder = {
+        "name": "rec",
+        "backend": "command",
+        "command": [sys.executable, str(FAKE_SERVER), "--port", "{port}", "--model", "rec"],
+        "footprint": 100 * MB,
+    }
+    config = write_config(tmp_path, [recorder], 1000 * MB)
+    body = {
+        "model": "rec",
+        "messages": [{"role": "user", "content": "héllo"}],
+        "response_format": {"type": "json_schema", "json_schema": SCHEMA},
+        "structured_outputs": {"json": SCHEMA["schema"]},
+        "max_tokens": 33,
+        "seed": 7,
+    }
+    async with live_gateway(config, "rec") as live:
+        models = (await live.http.get(f"{live.url}/v1/models")).json()
+        assert [m["id"] for m in models["data"]] == ["rec"]
+        reply = await live.http.post(f"{live.url}/v1/chat/completions", json=body)
+        assert reply.status_code == 200, reply.text
+        upstream = (await live.model_info("rec"))["url"].removesuffix("/v1")
+        seen = (await live.http.get(f"{upstream}/_fake/requests")).json()
+    assert seen == [body]
+
+
+async def test_streaming_completions_and_concurrency(tmp_path: Path, tag: str) -> None:
+    config = write_config(tmp_path, [fake_model("a", tag, token_rate=40, tokens=20)], 1000 * MB)
+    async with live_gateway(config, tag) as live:
+        assert await stream_text(live, "a") == "fake answer from a"
+        payload = {"model": "a", "prompt": "x"}
+        reply = await live.http.post(f"{live.url}/v1/completions", json=payload)
+        assert reply.json()["choices"][0]["text"] == "fake answer from a"
+        # Eight concurrent requests to a loaded model all run at once upstream (no mutex).
+        replies = await asyncio.gather(*(live.chat("a") for _ in range(8)))
+        assert all(r.status_code == 200 for r in replies)
+        upstream = (await live.model_info("a"))["url"].removesuffix("/v1")
+        info = (await live.http.get(f"{upstream}/_fake/info")).json()
+        # A client that leaves mid-stream releases its admission.
+        payload["stream"] = True
+        async with live.http.stream("POST", f"{live.url}/v1/completions", json=payload) as r:
+            async for _ in r.aiter_bytes():
+                break
+        deadline = time.monotonic() + 3
+        while live.service.slots["a"].in_flight:
+            assert time.monotonic() < deadline, "the abandoned stream kept its admission"
+            await asyncio.sleep(0.05)
+    assert info["max_in_flight"] == 8
+
+
+async def test_routing_errors_are_clear(tmp_path: Path, tag: str) -> None:
+    config = write_config(tmp_path, [fake_model("a", tag)], 1000 * MB)
+    async with live_gateway(config, tag) as live:
+        unknown = await live.chat("nope")
+        assert unknown.status_code == 404 and "known: a" in unknown.json()["error"]["message"]
+        bad = await live.http.post(f"{live.url}/v1/chat/completions", content=b"{not json")
+        assert bad.status_code == 400
+        nameless = await live.http.post(f"{live.url}/v1/chat/completions", json={"x": 1})
+        assert nameless.status_code == 400 and "model" in nameless.json()["error"]["message"]
+        assert (await live.http.post(f"{live.url}/models/nope/load")).status_code == 404
+
+
+async def test_load_and_unload_routes_and_the_idle_ttl(tmp_path: Path, tag: str) -> None:
+    models = [fake_model("a", tag), fake_model("b", tag)]
+    config = write_config(tmp_path, models, 1000 * MB, idle_ttl_s=1.0)
+    async with live_gateway(config, tag) as live:
+        loaded = await live.http.post(f"{live.url}/models/a/load")
+        assert loaded.status_code == 200 and loaded.json()["state"] == "ready"
+        assert (await live.model_info("a"))["resident_bytes"] == 600 * MB
+        unloaded = await live.http.post(f"{live.url}/models/a/unload")
+        assert unloaded.json() == {"model": "a", "state": "stopped"}
+        await live.http.post(f"{live.url}/models/b/load")
+        deadline = time.monotonic() + 5
+        while (await live.model_info("b"))["state"] != "stopped":
+            assert time.monotonic() < deadline, "the idle model was not unloaded"
+            await asyncio.sleep(0.1)
+        metrics = (await live.http.get(f"{live.url}/metrics")).text
+    assert 'edgeswarm_gateway_swaps_total{model="b",kind="load"} 1' in metrics
+    assert "edgeswarm_gateway_resident_bytes 0" in metrics
+    assert f"edgeswarm_gateway_budget_bytes {1000 * MB}" in metrics
+
+
+async def test_a_full_queue_answers_429_with_retry_after(tmp_path: Path, tag: str) -> None:
+    config = write_config(tmp_path, [fake_model("a", tag, load_time=1.5)], 1000 * MB, max_queue=3)
+    async with live_gateway(config, tag) as live:
+        replies = await asyncio.gather(*(live.chat("a") for _ in range(8)))
+        codes = sorted(r.status_code for r in replies)
+        assert codes.count(200) == 3 and codes.count(429) == 5
+        rejected = next(r for r in replies if r.status_code == 429)
+        assert int(rejected.headers["retry-after"]) >= 1
+        assert "queue is full" in rejected.json()["error"]["message"]
+
+
+async def test_every_request_has_a_deadline(tmp_path: Path, tag: str) -> None:
+    models = [fake_model("slow", tag, load_time=3.0, request_timeout_s=1.0)]
+    async with live_gateway(write_config(tmp_path, models, 1000 * MB), tag) as live:
+        reply = await live.chat("slow")
+        assert reply.status_code == 504 and "deadline" in reply.json()["error"]["message"]
+
+
+async def test_a_killed_backend_is_marked_failed_and_restarted_by_the_next_request(
+    tmp_path: Path, tag: str
+) -> None:
+    models = [fake_model("a", tag, tokens=200, token_rate=100)]  # 2 s answers
+    async with live_gateway(write_config(tmp_path, models, 1000 * MB), tag) as live:
+        await live.http.post(f"{live.url}/models/a/load")
+        pid = (await live.model_info("a"))["pid"]
+        in_flight = asyncio.create_task(live.chat("a"))
+        await asyncio.sleep(0.5)
+        os.killpg(pid, signal.SIGKILL)
+        cut = await in_flight
+        assert cut.status_code in (502, 503)
+        assert "died" in cut.json()["error"]["message"], cut.text
+        deadline = time.monotonic() + 3
+        while (info := await live.model_info("a"))["state"] != "failed":
+            assert info["state"] == "stopping" and time.monotonic() < deadline, info
+            await asyncio.sleep(0.05)
+        assert info["failure"]
+        again = await live.chat("a")
+        assert again.status_code == 200, again.text
+        info = await live.model_info("a")
+        assert info["state"] == "ready" and info["pid"] != pid
+    assert live.service.metrics.swaps[("a", "load")] == 2
+
+
+async def test_a_swap_drains_in_flight_requests_then_fails_the_stragglers(
+    tmp_path: Path, tag: str
+) -> None:
+    models = [
+        fake_model("long", tag, tokens=1000, token_rate=100),  # 10 s
+        fake_model("short", tag),
+    ]
+    config = write_config(tmp_path, models, 1000 * MB, max_wait_s=0.2, drain_timeout_s=0.5)
+    async with live_gateway(config, tag) as live:
+        await live.http.post(f"{live.url}/models/long/load")
+        straggler = asyncio.create_task(live.chat("long"))
+        await asyncio.sleep(0.3)
+        quick = await live.chat("short")
+        assert quick.status_code == 200
+        cut = await straggler
+        assert cut.status_code == 503
+        assert "drain timeout" in cut.json()["error"]["message"]
+
+
+async def test_sleep_mode_swaps_warm_and_accounts_host_ram(tmp_path: Path, tag: str) -> None:
+    models = [
+        fake_model(n, tag, swap="sleep", sleep_footprint=200 * MB, load_time=0.5) for n in "ab"
+    ]
+    config = write_config(tmp_path, models, 1000 * MB, device="cuda")  # NVML absent: degrades
+    async with live_gateway(config, tag) as live:
+        assert (await live.chat("a")).status_code == 200
+        assert (await live.chat("b")).status_code == 200
+        info = await live.model_info("a")
+        assert info["state"] == "sleeping" and info["host_bytes"] == 200 * MB
+        assert (await live.chat("a")).status_code == 200  # woken, not restarted
+        swaps = live.service.metrics.swaps
+    assert swaps[("a", "load")] == 1 and swaps[("a", "wake")] == 1 and swaps[("b", "sleep")] == 1
+
+
+async def test_remote_models_are_routed_never_swapped_nor_counted(tmp_path: Path, tag: str) -> None:
+    port = allowed_port()
+    remote = {"name": "far", "backend": "remote", "url": f"http://127.0.0.1:{port}/v1"}
+    remote["served_name"] = "upstream-name"
+    models = [remote, fake_model("a", tag)]
+    config = write_config(tmp_path, models, 1000 * MB)
+    fake = await asyncio.create_subprocess_exec(
+        sys.executable,
+        str(FAKE_VLLM),
+        "--port",
+        str(port),
+        "--model",
+        "upstream-name",
+        start_new_session=True,
+    )
+    try:
+        async with live_gateway(config, tag) as live:
+            for _ in range(100):
+                try:
+                    await live.http.get(f"http://127.0.0.1:{port}/health")
+                    break
+                except httpx.ConnectError:
+                    await asyncio.sleep(0.05)
+            await live.chat("a")
+            reply = await live.chat("far")
+            info = await live.model_info("far")
+            assert live.service.ledger.device == {"a": 600 * MB}
+    finally:
+        fake.terminate()
+        await fake.wait()
+    assert reply.status_code == 200, reply.text
+    assert info["state"] == "remote" and info["resident_bytes"] == 0
