@@ -29,17 +29,31 @@ from agents.schemas import AuditReport, ResearchBrief, StageSummary
 from agents.structured import StructuredOutputError, ainvoke_structured, chat_model, token_budget
 
 TASKS = [
-    ("is_palindrome", "Write a Python function is_palindrome(text) that returns True when text "
-     "reads the same backwards, ignoring case, spaces and punctuation."),
+    (
+        "is_palindrome",
+        "Write a Python function is_palindrome(text) that returns True when text "
+        "reads the same backwards, ignoring case, spaces and punctuation.",
+    ),
     ("fizzbuzz", "Write a Python function fizzbuzz(n) that returns the FizzBuzz strings for 1..n."),
-    ("word_count", "Write a Python function word_count(text) that returns a dict mapping each "
-     "lowercase word to its number of occurrences."),
-    ("second_largest", "Write a Python function second_largest(numbers) returning the second "
-     "largest distinct value, or None."),
-    ("celsius_to_fahrenheit", "Write a Python function celsius_to_fahrenheit(c) that converts "
-     "a temperature."),
-    ("merge_intervals", "Write a Python function merge_intervals(intervals) that merges "
-     "overlapping [start, end] pairs."),
+    (
+        "word_count",
+        "Write a Python function word_count(text) that returns a dict mapping each "
+        "lowercase word to its number of occurrences.",
+    ),
+    (
+        "second_largest",
+        "Write a Python function second_largest(numbers) returning the second "
+        "largest distinct value, or None.",
+    ),
+    (
+        "celsius_to_fahrenheit",
+        "Write a Python function celsius_to_fahrenheit(c) that converts a temperature.",
+    ),
+    (
+        "merge_intervals",
+        "Write a Python function merge_intervals(intervals) that merges "
+        "overlapping [start, end] pairs.",
+    ),
 ]
 AUDIT_CASES = [
     ("def calc(expr):\n    return eval(expr)\n", "revise"),
@@ -53,8 +67,10 @@ AUDIT_CASES = [
 Check = Callable[[Any], bool]
 
 
-async def one(http: httpx.AsyncClient, url: str, model: str, schema: type, messages: list,
-              check: Check) -> dict[str, Any]:
+async def one(
+    http: httpx.AsyncClient, url: str, model: str, schema: type, messages: list, check: Check
+) -> dict[str, Any]:
+    """One structured call: was it valid, was it right, how long did it take."""
     llm = chat_model(base_url=url, model=model, max_tokens=token_budget(schema), http_client=http)
     start = time.monotonic()
     try:
@@ -66,29 +82,53 @@ async def one(http: httpx.AsyncClient, url: str, model: str, schema: type, messa
 
 
 def jobs(url: str, model: str, http: httpx.AsyncClient) -> dict[str, list[Awaitable[Any]]]:
+    """Every role's calls for one model."""
     research = [
-        one(http, url, model, ResearchBrief, researcher_messages(task),
-            lambda b, n=name: n in b.entry_point)
+        one(
+            http,
+            url,
+            model,
+            ResearchBrief,
+            researcher_messages(task),
+            lambda b, n=name: n in b.entry_point,
+        )
         for name, task in TASKS
     ]
     summaries = [
-        one(http, url, model, StageSummary,
-            [SystemMessage(prompts.SUMMARIZER_SYSTEM),
-             HumanMessage(prompts.SUMMARIZER_INPUT.format(audience="the coder", material=task))],
-            lambda s, n=name: n in (s.summary + " ".join(s.key_points)))
+        one(
+            http,
+            url,
+            model,
+            StageSummary,
+            [
+                SystemMessage(prompts.SUMMARIZER_SYSTEM),
+                HumanMessage(prompts.SUMMARIZER_INPUT.format(audience="the coder", material=task)),
+            ],
+            lambda s, n=name: n in (s.summary + " ".join(s.key_points)),
+        )
         for name, task in TASKS
     ]
     audits = [
-        one(http, url, model, AuditReport,
-            [SystemMessage(prompts.AUDITOR_SYSTEM["security"]),
-             HumanMessage(prompts.AUDITOR_INPUT.format(briefing="A small calculator.", code=code))],
-            lambda r, want=want: r.verdict == want)
+        one(
+            http,
+            url,
+            model,
+            AuditReport,
+            [
+                SystemMessage(prompts.AUDITOR_SYSTEM["security"]),
+                HumanMessage(
+                    prompts.AUDITOR_INPUT.format(briefing="A small calculator.", code=code)
+                ),
+            ],
+            lambda r, want=want: r.verdict == want,
+        )
         for code, want in AUDIT_CASES
     ]
     return {"researcher": research, "summarizer": summaries, "auditor": audits}
 
 
 async def measure(url: str, model: str) -> dict[str, Any]:
+    """All roles' scores for one model, its calls sent concurrently."""
     async with httpx.AsyncClient(timeout=600) as http:
         table = jobs(url, model, http)
         start = time.monotonic()
@@ -106,6 +146,7 @@ async def measure(url: str, model: str) -> dict[str, Any]:
 
 
 async def main() -> None:
+    """Measure each (base URL, model) pair given on the command line."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--base-url", action="append", required=True)
     parser.add_argument("--model", action="append", required=True)
