@@ -98,6 +98,11 @@ def token_budget(schema: type[BaseModel], floor: int = 64) -> int:
 def _max_chars(node: dict[str, Any], defs: dict[str, Any]) -> int:
     if "$ref" in node:
         return _max_chars(defs[node["$ref"].split("/")[-1]], defs)
+    branches = node.get("anyOf") or node.get("oneOf")
+    if branches:
+        return max(_max_chars(branch, defs) for branch in branches)
+    if "const" in node:
+        return 2 + len(json.dumps(node["const"]))
     kind = node.get("type")
     if kind == "object":
         props = node.get("properties", {})

@@ -68,12 +68,13 @@ async def ask(
     messages: Sequence[BaseMessage],
     *,
     revision: int = 0,
+    max_tokens: int | None = None,
 ) -> Answer[T]:
     """Get ``schema`` from the role's model (retry, fallback); raise NodeFailedError."""
     policy = CallPolicy(
         model=ctx.model_for(role),
         fallback_model=ctx.fallback_model,
-        max_tokens=ctx.tokens_for(role),
+        max_tokens=max_tokens or ctx.tokens_for(role),
         timeout_s=ctx.node_timeout_s,
     )
     start = time.monotonic()

@@ -23,6 +23,9 @@ from tools.sandbox import SandboxUnavailable, run_tests
 SOLUTION, TESTS = "solution.py", "test_solution.py"
 _OUTPUT_TAIL = 1200
 _NOTES_CHARS = 1800
+# Three short tool calls; the tools' own argument bounds (a SQL query may be 8000
+# characters) would let a looping small model run for minutes.
+_LOOKUP_TOKENS = 384
 _PROBLEMS_CHARS = 1600
 _BLOCKING = {"high", "critical"}
 
@@ -54,7 +57,18 @@ async def _look_up(state: State, ctx: Context, task: str) -> tuple[str, list[Nod
         SystemMessage(prompts.LOOKUP_SYSTEM),
         HumanMessage(prompts.LOOKUP_TASK.format(tools=", ".join(tools), task=task)),
     ]
-    answer = await ask(ctx, "researcher", "researcher_lookup", lookup_plan_schema(tools), messages)
+    try:
+        answer = await ask(
+            ctx,
+            "researcher",
+            "researcher_lookup",
+            lookup_plan_schema(tools),
+            messages,
+            max_tokens=_LOOKUP_TOKENS,
+        )
+    except NodeFailedError as err:
+        # Lookups only help the brief; without them the researcher still has the task.
+        return f"(the lookups could not be planned: {_clip(str(err), 300)})", []
     tool_context = ToolContext(
         workspace_root=Path(state.workspace) if state.workspace else None,
         database_path=Path(state.database) if state.database else None,

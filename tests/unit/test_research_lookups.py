@@ -101,3 +101,28 @@ async def test_no_lookup_without_workspace_or_database(fake_openai: FakeOpenAI) 
     assert out.value.status == "done"
     names = [b["response_format"]["json_schema"]["name"] for b in fake_openai.requests()]
     assert "LookupPlan" not in names
+
+
+async def test_failed_lookup_plan_does_not_fail_the_run(
+    fake_openai: FakeOpenAI, workspace: Path
+) -> None:
+    cut = {"schema": "LookupPlan", "content": '{"lookups": [', "finish_reason": "length"}
+    fake_openai.script(cut, cut, cut, brief(), summary(), *round_steps(GOOD_CODE))
+    out = await graph.ainvoke(
+        InputState(task="price with VAT", workspace=str(workspace)),
+        context=ctx(fake_openai),
+        version="v2",
+    )
+    assert out.value.status == "done", out.value.error
+    plans = [
+        b
+        for b in fake_openai.requests()
+        if b["response_format"]["json_schema"]["name"] == "LookupPlan"
+    ]
+    assert next(b["max_completion_tokens"] for b in plans) == 384
+    prompt = next(
+        b
+        for b in fake_openai.requests()
+        if b["response_format"]["json_schema"]["name"] == "ResearchBrief"
+    )["messages"][-1]["content"]
+    assert "the lookups could not be planned" in prompt

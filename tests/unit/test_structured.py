@@ -114,3 +114,11 @@ def test_token_budget_covers_the_largest_answer() -> None:
     )
     assert budget * 2.5 >= len(biggest.model_dump_json())
     assert budget < 2000
+
+
+def test_token_budget_handles_unions_and_consts() -> None:
+    from agents.lookups import lookup_plan_schema
+
+    one = token_budget(lookup_plan_schema(["sql_schema"]))
+    both = token_budget(lookup_plan_schema(["sql_schema", "sql_query"]))
+    assert both > one * 10  # the sql_query branch (8000-character queries) dominates
