@@ -14,7 +14,7 @@ DEMO_DB := data/shop.db
 DEMO_OUT ?= demo-out
 PYTEST_ARGS ?=
 
-.PHONY: help install sysdeps models demo test unit integration lint format clean studio
+.PHONY: help install sysdeps models models-all demo test unit integration lint format clean studio
 
 help: ## show the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -41,6 +41,9 @@ sysdeps: ## Debian packages the tools need (bubblewrap for the code sandbox)
 models: $(STAMP) ## fetch, convert and verify the embedded models (fast when done)
 	$(BIN)/edgeswarm models pull
 
+models-all: $(STAMP) ## every catalogue model (tests also use SmolLM2 in float32)
+	$(BIN)/edgeswarm models pull --all
+
 $(DEMO_DB): tools/sample_db.py $(STAMP)
 	@mkdir -p $(dir $@)
 	$(PY) -m tools.sample_db $@
@@ -52,13 +55,13 @@ demo: install models $(DEMO_DB) ## run the swarm on a demo task with the embedde
 	  if [ $$rc -eq 4 ]; then echo "demo: the models did not solve the task within the revision limit (see $(DEMO_OUT)/report.md)"; \
 	  elif [ $$rc -ne 0 ]; then exit $$rc; fi
 
-test: install models lint ## lint, unit and integration tests (the real vLLM CPU server)
+test: install models-all lint ## lint, unit and integration tests (the real vLLM CPU server)
 	$(BIN)/pytest -q $(PYTEST_ARGS)
 
 unit: install ## unit tests only (no network, no model server)
 	$(BIN)/pytest -q -m "not integration" $(PYTEST_ARGS)
 
-integration: install models ## integration tests only
+integration: install models-all ## integration tests only
 	$(BIN)/pytest -q -m integration $(PYTEST_ARGS)
 
 lint: $(STAMP) ## ruff and mypy --strict
