@@ -46,6 +46,7 @@ def test_the_schema_file_is_up_to_date() -> None:
 
 def test_the_example_validates_against_the_json_schema() -> None:
     import jsonschema
+
     schema = json.loads(SCHEMA.read_text("utf-8"))
     jsonschema.Draft202012Validator(schema).validate(yaml.safe_load(EXAMPLE.read_text("utf-8")))
 
