@@ -71,12 +71,25 @@ class StageSummary(BaseModel):
 SourceLine = Annotated[str, Field(max_length=100)]
 
 
+class CheckCase(BaseModel):
+    """One check of the code: a call and the value it must return."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    call: str = Field(min_length=1, max_length=120, description="A Python call, e.g. add(2, 3).")
+    expected: str = Field(
+        min_length=1, max_length=120, description="The value it must return, as Python source."
+    )
+
+
 class CodeSubmission(BaseModel):
-    """The coder's answer: solution.py and test_solution.py, one source line per item.
+    """The coder's answer: solution.py as source lines, and the checks its tests run.
 
     Lines, not one string: small models fail to escape newlines inside a JSON string
-    (measured with Qwen2.5-Coder-0.5B: every module collapsed to its first line), while a
-    list of lines needs no newline escapes at all.
+    (measured with Qwen2.5-Coder-0.5B: every module collapsed to its first line). Checks, not
+    test code: the test module is generated from them (one test per check, floats compared
+    with a tolerance, failures that show the value returned), so a failing test tells the
+    next revision exactly what came back.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -86,11 +99,8 @@ class CodeSubmission(BaseModel):
         max_length=40,
         description="solution.py, one line of Python per item, indentation included.",
     )
-    test_lines: list[SourceLine] = Field(
-        min_length=1,
-        max_length=25,
-        description="test_solution.py, one line per item: `from solution import ...`, then "
-        "test_* functions using plain assert statements.",
+    checks: list[CheckCase] = Field(
+        min_length=1, max_length=6, description="Calls of the solution and their expected values."
     )
     notes: str = Field(max_length=200, description="What changed and why, in one sentence.")
 
@@ -98,11 +108,6 @@ class CodeSubmission(BaseModel):
     def code(self) -> str:
         """solution.py as text."""
         return "\n".join(self.code_lines).rstrip() + "\n"
-
-    @property
-    def tests(self) -> str:
-        """test_solution.py as text."""
-        return "\n".join(self.test_lines).rstrip() + "\n"
 
 
 class Finding(BaseModel):

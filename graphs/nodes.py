@@ -11,6 +11,7 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
 from agents import prompts
+from agents.checks import checks_module
 from agents.lookups import available_tools, lookup_plan_schema, run_lookups
 from agents.researcher import MAX_TASK_CHARS, researcher_messages
 from agents.schemas import AuditReport, CodeSubmission, ResearchBrief, StageSummary
@@ -170,7 +171,7 @@ async def coder(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         )
     except NodeFailedError as err:
         return _failed(err)
-    files = {SOLUTION: answer.value.code, TESTS: answer.value.tests}
+    files = {SOLUTION: answer.value.code, TESTS: checks_module(answer.value.checks)}
     return {"files": files, "code_notes": answer.value.notes, "metrics": [answer.metrics]}
 
 
@@ -257,6 +258,19 @@ security_auditor = _auditor("security")
 performance_auditor = _auditor("performance")
 
 
+_FAILURE_MARKS = ("FAIL ", "ERROR ", "AssertionError", "Error:", "Exception:")
+
+
+def failure_lines(output: str, limit: int = 12) -> str:
+    """The lines of a test run that say what failed (its tail when none does)."""
+    picked = [
+        line.strip()
+        for line in output.splitlines()
+        if line.startswith(_FAILURE_MARKS) or "Error: " in line
+    ]
+    return "\n".join(picked[:limit]) if picked else output[-700:]
+
+
 def problems_of(state: State) -> str:
     """What the next revision must fix: failing tests and blocking findings (bounded)."""
     lines: list[str] = []
@@ -264,7 +278,7 @@ def problems_of(state: State) -> str:
     if tests is not None and not tests.ok:
         lines.append(
             f"Tests: {tests.passed} passed, {tests.failed} failed"
-            f"{' (timed out)' if tests.timed_out else ''}. Output:\n{tests.output[-700:]}"
+            f"{' (timed out)' if tests.timed_out else ''}:\n{failure_lines(tests.output)}"
         )
     for kind, report in sorted(state.audits.items()):
         if report.verdict != "revise":

@@ -15,7 +15,7 @@ from tests.unit.test_structured import BRIEF
 
 GOOD_CODE = "def add(a, b):\n    return a + b\n"
 BAD_CODE = "def add(a, b):\n    return a - b\n"
-TESTS = "from solution import add\n\ndef test_add():\n    assert add(2, 3) == 5\n"
+CHECKS = [{"call": "add(2, 3)", "expected": "5"}]
 
 
 def summary(text: str = "Write add(a, b).") -> dict[str, Any]:
@@ -25,7 +25,7 @@ def summary(text: str = "Write add(a, b).") -> dict[str, Any]:
 def code(source: str, **extra: Any) -> dict[str, Any]:
     body = {
         "code_lines": source.splitlines(),
-        "test_lines": TESTS.splitlines(),
+        "checks": CHECKS,
         "notes": "adds two numbers",
     }
     return {"schema": "CodeSubmission", "content": json.dumps(body), **extra}
