@@ -14,7 +14,7 @@ DEMO_DB := data/shop.db
 DEMO_OUT ?= demo-out
 PYTEST_ARGS ?=
 
-.PHONY: help install sysdeps models models-all demo test unit integration lint format clean studio
+.PHONY: help install sysdeps models models-all demo test unit integration bench lint format clean studio
 
 help: ## show the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -63,6 +63,10 @@ unit: install ## unit tests only (no network, no model server)
 
 integration: install models-all ## integration tests only
 	$(BIN)/pytest -q -m integration $(PYTEST_ARGS)
+
+bench: install models ## the gateway benchmark: bench/results/<date>-<host>-gateway.{json,md} (~6 min on 2 idle cores; BENCH_ARGS=--quick)
+	$(BIN)/edgeswarm models pull smollm2-135m-instruct-fp32
+	$(PY) -m bench.gateway_bench $(BENCH_ARGS)
 
 lint: $(STAMP) ## ruff and mypy --strict
 	$(BIN)/ruff check .

@@ -17,11 +17,13 @@ import json
 import statistics
 import sys
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
+from functools import partial
 from typing import Any
 
 import httpx
-from langchain_core.messages import HumanMessage, SystemMessage
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+from pydantic import BaseModel
 
 from agents import prompts
 from agents.researcher import researcher_messages
@@ -68,20 +70,39 @@ Check = Callable[[Any], bool]
 
 
 async def one(
-    http: httpx.AsyncClient, url: str, model: str, schema: type, messages: list, check: Check
+    http: httpx.AsyncClient,
+    url: str,
+    model: str,
+    schema: type[BaseModel],
+    messages: list[BaseMessage],
+    check: Check,
 ) -> dict[str, Any]:
     """One structured call: was it valid, was it right, how long did it take."""
     llm = chat_model(base_url=url, model=model, max_tokens=token_budget(schema), http_client=http)
     start = time.monotonic()
     try:
-        result = await ainvoke_structured(llm, schema, messages, model_name=model)
+        result: Any = await ainvoke_structured(llm, schema, messages, model_name=model)
         ok, valid = check(result.value), True
     except StructuredOutputError:
         ok, valid = False, False
     return {"valid": valid, "correct": ok, "seconds": time.monotonic() - start}
 
 
-def jobs(url: str, model: str, http: httpx.AsyncClient) -> dict[str, list[Awaitable[Any]]]:
+def _names(brief: ResearchBrief, name: str) -> bool:
+    return name in brief.entry_point
+
+
+def _keeps(summary: StageSummary, name: str) -> bool:
+    return name in summary.summary + " ".join(summary.key_points)
+
+
+def _verdict_is(report: AuditReport, want: str) -> bool:
+    return report.verdict == want
+
+
+def jobs(
+    url: str, model: str, http: httpx.AsyncClient
+) -> dict[str, list[Coroutine[Any, Any, dict[str, Any]]]]:
     """Every role's calls for one model."""
     research = [
         one(
@@ -90,7 +111,7 @@ def jobs(url: str, model: str, http: httpx.AsyncClient) -> dict[str, list[Awaita
             model,
             ResearchBrief,
             researcher_messages(task),
-            lambda b, n=name: n in b.entry_point,
+            partial(_names, name=name),
         )
         for name, task in TASKS
     ]
@@ -104,7 +125,7 @@ def jobs(url: str, model: str, http: httpx.AsyncClient) -> dict[str, list[Awaita
                 SystemMessage(prompts.SUMMARIZER_SYSTEM),
                 HumanMessage(prompts.SUMMARIZER_INPUT.format(audience="the coder", material=task)),
             ],
-            lambda s, n=name: n in (s.summary + " ".join(s.key_points)),
+            partial(_keeps, name=name),
         )
         for name, task in TASKS
     ]
@@ -120,7 +141,7 @@ def jobs(url: str, model: str, http: httpx.AsyncClient) -> dict[str, list[Awaita
                     prompts.AUDITOR_INPUT.format(briefing="A small calculator.", code=code)
                 ),
             ],
-            lambda r, want=want: r.verdict == want,
+            partial(_verdict_is, want=want),
         )
         for code, want in AUDIT_CASES
     ]

@@ -1,0 +1,222 @@
+"""Processes and configs for the gateway benchmark: gateways, vLLM servers, fake backends.
+
+Every process runs as a :class:`runtime.process.ManagedProcess` (own process group,
+health-checked, stopped on exit, error and Ctrl-C, and SIGTERM'd if the benchmark dies). A
+gateway runs as ``python -m runtime.gateway.cli`` with JSON logs, so its structured events
+(``load_end``, ``unload``, ``sleep``, ``wake``, ``drain``) can be read back from its log file.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import yaml
+
+from runtime.process import ManagedProcess, free_port
+from runtime.settings import Device
+from runtime.vllm import VLLMServer, VLLMSpec
+
+ROOT = Path(__file__).resolve().parent.parent
+FAKE_VLLM = ROOT / "tests" / "fakes" / "vllm_backend.py"
+MB = 10**6
+GiB = 2**30
+PortFor = Callable[[], int]
+GATEWAY_START_TIMEOUT_S = 90.0
+GATEWAY_STOP_TIMEOUT_S = 120.0
+
+
+@dataclass(frozen=True)
+class FakeSpec:
+    """How a fake vLLM backend behaves: load time, footprint, answer length and speed."""
+
+    load_time_s: float = 2.0
+    tokens: int = 32
+    token_rate: float = 128.0
+    footprint: int = 600 * MB
+
+    def as_dict(self) -> dict[str, Any]:
+        """The spec as plain data for the results file."""
+        return {
+            "load_time_s": self.load_time_s,
+            "tokens": self.tokens,
+            "token_rate": self.token_rate,
+            "footprint": self.footprint,
+        }
+
+
+def fake_model(name: str, spec: FakeSpec, *, sleep: bool = False) -> dict[str, Any]:
+    """A ``command`` model running ``tests/fakes/vllm_backend.py`` (with sleep mode if asked)."""
+    command = [sys.executable, str(FAKE_VLLM), "--port", "{port}", "--model", "{name}"]
+    command += ["--load-time", str(spec.load_time_s), "--footprint", str(spec.footprint)]
+    command += ["--tokens", str(spec.tokens), "--token-rate", str(spec.token_rate)]
+    entry: dict[str, Any] = {
+        "name": name,
+        "backend": "command",
+        "command": command,
+        "footprint": spec.footprint,
+        "load_estimate_s": max(spec.load_time_s, 0.1),
+        "start_timeout_s": 60,
+    }
+    if sleep:
+        command.append("--sleep-mode")
+        entry.update(swap="sleep", sleep_level=1, sleep_footprint=spec.footprint // 3)
+    return entry
+
+
+def vllm_model(
+    name: str, footprint: int, *, max_model_len: int, kvcache_gib: int
+) -> dict[str, Any]:
+    """A ``vllm`` model the gateway starts and stops (CPU build)."""
+    return {
+        "name": name,
+        "backend": "vllm",
+        "model": name,
+        "footprint": footprint,
+        "max_model_len": max_model_len,
+        "cpu_kvcache_gib": kvcache_gib,
+        "load_estimate_s": 30,
+        "start_timeout_s": 300,
+    }
+
+
+def remote_model(name: str, api_base: str) -> dict[str, Any]:
+    """A ``remote`` model: the gateway only routes to ``api_base`` (same name upstream)."""
+    return {"name": name, "backend": "remote", "url": api_base}
+
+
+@dataclass(frozen=True)
+class Workspace:
+    """Where one benchmark run keeps configs, the gateway's state and every log."""
+
+    root: Path
+    models_dir: Path
+
+    @property
+    def state_dir(self) -> Path:
+        """The gateways' state dir (device lock, server logs), private to this run."""
+        return self.root / "state"
+
+    def file(self, name: str) -> Path:
+        """A path under the workspace (parents created)."""
+        path = self.root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return path
+
+
+def write_config(
+    work: Workspace,
+    name: str,
+    models: list[dict[str, Any]],
+    *,
+    budget: int,
+    device: str = "cpu",
+    **scheduling: Any,
+) -> Path:
+    """Write a gateway config for ``models`` under ``budget`` bytes; returns its path."""
+    config = {
+        "device": device,
+        "state_dir": str(work.state_dir),
+        "models_dir": str(work.models_dir),
+        "budget": {"bytes": budget},
+        "scheduling": scheduling,
+        "models": models,
+    }
+    path = work.file(f"{name}.yaml")
+    path.write_text(yaml.safe_dump(config, sort_keys=False), "utf-8")
+    return path
+
+
+@dataclass(frozen=True)
+class Gateway:
+    """A running gateway process: its URLs and its JSON log."""
+
+    url: str
+    log_path: Path
+
+    @property
+    def api_base(self) -> str:
+        """The OpenAI-compatible root, ``http://127.0.0.1:PORT/v1``."""
+        return f"{self.url}/v1"
+
+    def running(self) -> dict[str, Any]:
+        """``GET /running``: states, swaps, budget violations."""
+        reply = httpx.get(f"{self.url}/running", timeout=30, trust_env=False)
+        reply.raise_for_status()
+        data: dict[str, Any] = reply.json()
+        return data
+
+    def metrics(self) -> str:
+        """``GET /metrics`` (Prometheus text)."""
+        reply = httpx.get(f"{self.url}/metrics", timeout=30, trust_env=False)
+        reply.raise_for_status()
+        return reply.text
+
+
+@contextmanager
+def gateway(config: Path, log_path: Path, port_for: PortFor = free_port) -> Iterator[Gateway]:
+    """Run ``python -m runtime.gateway.cli`` on ``config``; stopped (with its servers) on exit."""
+    port = port_for()
+    command = [sys.executable, "-m", "runtime.gateway.cli", "--config", str(config)]
+    command += ["--host", "127.0.0.1", "--port", str(port), "--log-format", "json"]
+    process = ManagedProcess(
+        f"bench-gateway:{port}",
+        command,
+        health_url=f"http://127.0.0.1:{port}/health",
+        log_path=log_path,
+        start_timeout_s=GATEWAY_START_TIMEOUT_S,
+        stop_timeout_s=GATEWAY_STOP_TIMEOUT_S,
+        die_with_parent=True,
+        cwd=ROOT,
+    )
+    with process:
+        yield Gateway(f"http://127.0.0.1:{port}", log_path)
+
+
+@contextmanager
+def vllm_server(
+    name: str,
+    work: Workspace,
+    *,
+    max_model_len: int,
+    kvcache_gib: int,
+    port_for: PortFor = free_port,
+) -> Iterator[VLLMServer]:
+    """A vLLM CPU server for the pulled model ``name``, stopped on exit."""
+    spec = VLLMSpec(
+        model_dir=work.models_dir / name,
+        served_name=name,
+        device=Device.CPU,
+        max_model_len=max_model_len,
+        cpu_kvcache_gib=kvcache_gib,
+    )
+    server = VLLMServer(
+        spec, work.state_dir / "logs", port=port_for(), start_timeout_s=300, die_with_parent=True
+    )
+    with server:
+        yield server
+
+
+def read_events(log_path: Path, names: set[str] | None = None) -> list[dict[str, Any]]:
+    """The gateway's structured (JSON) log events, in order, optionally only ``names``."""
+    events = []
+    try:
+        lines = log_path.read_text("utf-8", errors="replace").splitlines()
+    except OSError:
+        return []
+    for line in lines:
+        if not line.startswith("{"):
+            continue
+        try:
+            event = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(event, dict) and (names is None or event.get("event") in names):
+            events.append(event)
+    return events
