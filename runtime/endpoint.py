@@ -1,16 +1,13 @@
-"""Where a run sends its LLM requests: a configured server, a running one, or one we start.
+"""Model endpoints: the embedded vLLM server, and servers registered for reuse.
 
-Order: ``base_url`` from the settings (a remote vLLM or a gateway) wins; else a server that
-``edgeswarm serve`` registered and that still answers is reused; else the embedded server is
-started for the run and stopped afterwards.
+``edgeswarm serve`` registers the model it serves; ``find_running`` finds it again for a run
+(see ``graphs.runner.swarm_endpoint`` for the order in which a run picks its endpoint).
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -124,19 +121,3 @@ def embedded_server(
         start_timeout_s=settings.server_start_timeout_s,
         die_with_parent=die_with_parent,
     )
-
-
-@contextlib.contextmanager
-def model_endpoint(settings: Settings, *, catalog: Catalog | None = None) -> Iterator[Endpoint]:
-    """The endpoint for a run; a server started here is stopped when the block ends."""
-    if settings.base_url is not None:
-        yield Endpoint(
-            str(settings.base_url).rstrip("/"), settings.request_model_name, settings.api_key
-        )
-        return
-    running = find_running(settings, settings.model)
-    if running is not None:
-        yield running
-        return
-    with embedded_server(settings, catalog=catalog) as server:
-        yield Endpoint(server.base_url, server.spec.served_name, owned=True)
