@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
+from agents.prompts import clip
 from tools.dispatch import TOOLS, ToolContext, ToolError, dispatch
 
 WORKSPACE_TOOLS = ("workspace_search", "workspace_read")
@@ -66,8 +67,7 @@ def run_lookups(plan: BaseModel, context: ToolContext) -> str:
             status, text = "error", f"{outcome.error} ({outcome.kind or '-'}): {outcome.message}"
         else:
             status, text = "result", _render(outcome.output)
-        if len(text) > RESULT_CHARS:
-            text = text[: RESULT_CHARS - 15] + " …[truncated]"
+        text = clip(text, RESULT_CHARS)
         shown = _short(call.arguments.model_dump(exclude_defaults=True))
         notes.append(f"{call.tool}({shown}) {status}: {text}")
     return "\n".join(notes)

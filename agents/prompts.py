@@ -6,6 +6,12 @@ requests share a long common prefix and vLLM's prefix cache serves it.
 
 from __future__ import annotations
 
+
+def clip(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters, marked when cut: what goes into a prompt is bounded."""
+    return text if len(text) <= limit else text[: limit - 15] + " …[truncated]"
+
+
 RESEARCHER_SYSTEM = """\
 You are the researcher in a team of software agents. You read a programming task and write a
 brief for the coder: what to build, the requirements, the constraints and concrete test cases

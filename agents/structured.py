@@ -91,7 +91,8 @@ def chat_model(
 
 def token_budget(schema: type[BaseModel], floor: int = 64) -> int:
     """A completion budget large enough for the biggest answer ``schema`` allows."""
-    chars = _max_chars(schema.model_json_schema(), schema.model_json_schema().get("$defs", {}))
+    json_schema = schema.model_json_schema()
+    chars = _max_chars(json_schema, json_schema.get("$defs", {}))
     return max(floor, int(chars / _CHARS_PER_TOKEN) + 32)
 
 

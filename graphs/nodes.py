@@ -13,6 +13,7 @@ from langgraph.runtime import Runtime
 from agents import prompts
 from agents.checks import checks_module
 from agents.lookups import available_tools, lookup_plan_schema, run_lookups
+from agents.prompts import clip
 from agents.researcher import MAX_TASK_CHARS, researcher_messages
 from agents.schemas import AuditReport, CodeSubmission, ResearchBrief, StageSummary
 from graphs.context import Context
@@ -69,13 +70,13 @@ async def _look_up(state: State, ctx: Context, task: str) -> tuple[str, list[Nod
         )
     except NodeFailedError as err:
         # Lookups only help the brief; without them the researcher still has the task.
-        return f"(the lookups could not be planned: {_clip(str(err), 300)})", []
+        return f"(the lookups could not be planned: {clip(str(err), 300)})", []
     tool_context = ToolContext(
         workspace_root=Path(state.workspace) if state.workspace else None,
         database_path=Path(state.database) if state.database else None,
     )
     notes = await asyncio.to_thread(run_lookups, answer.value, tool_context)
-    return _clip(notes, _NOTES_CHARS), [answer.metrics]
+    return clip(notes, _NOTES_CHARS), [answer.metrics]
 
 
 async def researcher(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
@@ -92,10 +93,6 @@ async def researcher(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     return {"brief": answer.value, "research_notes": notes, "metrics": [*metrics, answer.metrics]}
 
 
-def _clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 15] + " …[truncated]"
-
-
 def _summary_messages(audience: str, material: str) -> list[BaseMessage]:
     return [
         SystemMessage(prompts.SUMMARIZER_SYSTEM),
@@ -105,7 +102,7 @@ def _summary_messages(audience: str, material: str) -> list[BaseMessage]:
 
 def _handover(summary: StageSummary, limit: int) -> str:
     points = "\n".join(f"- {point}" for point in summary.key_points)
-    return _clip(f"{summary.summary}\n{points}".strip(), limit)
+    return clip(f"{summary.summary}\n{points}".strip(), limit)
 
 
 def _brief_text(brief: ResearchBrief) -> str:
@@ -140,7 +137,7 @@ async def summarize_brief(state: State, runtime: Runtime[Context]) -> dict[str, 
     except NodeFailedError as err:
         return _failed(err)
     # The structured brief's facts travel verbatim; the summary adds the gist on top.
-    handover = _clip(
+    handover = clip(
         _handover(answer.value, ctx.handover_chars // 2) + "\n" + material, ctx.handover_chars
     )
     return {"coder_briefing": handover, "metrics": [answer.metrics]}
@@ -286,7 +283,7 @@ def problems_of(state: State) -> str:
         for finding in report.findings:
             if finding.severity in _BLOCKING:
                 lines.append(f"{kind} [{finding.severity}] {finding.title}: {finding.detail}")
-    return _clip("\n".join(lines), _PROBLEMS_CHARS)
+    return clip("\n".join(lines), _PROBLEMS_CHARS)
 
 
 async def decide(state: State, runtime: Runtime[Context]) -> dict[str, Any]:

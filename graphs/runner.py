@@ -9,14 +9,13 @@ from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any
 
-import httpx
 from pydantic import TypeAdapter
 
 from graphs.context import Context, Role
 from graphs.nodes import validate_task
 from graphs.state import InputState, OutputState
 from graphs.swarm import graph
-from runtime.endpoint import Endpoint, find_running
+from runtime.endpoint import Endpoint, find_running, list_models
 from runtime.gateway.embedded import embedded_gateway
 from runtime.logs import get_logger
 from runtime.settings import Settings
@@ -32,15 +31,7 @@ class InputError(ValueError):
 
 def served_models(endpoint: Endpoint, timeout_s: float = 10.0) -> list[str]:
     """Model names the endpoint lists at ``/models``; [] when it does not answer that."""
-    try:
-        reply = httpx.get(
-            f"{endpoint.base_url}/models",
-            headers={"Authorization": f"Bearer {endpoint.api_key}"},
-            timeout=timeout_s,
-        )
-        return [str(item["id"]) for item in reply.json().get("data", [])]
-    except (httpx.HTTPError, ValueError, KeyError, TypeError, AttributeError):
-        return []
+    return list_models(endpoint.base_url, api_key=endpoint.api_key, timeout_s=timeout_s)
 
 
 def models_needed(overrides: Mapping[str, Any]) -> list[str]:

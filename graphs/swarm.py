@@ -30,11 +30,6 @@ def _then(target: str) -> Callable[[State], str]:
     return route
 
 
-def route_after_tests(state: State) -> Literal["summarize_code", "finish"]:
-    """Failed runs end; otherwise the code goes to the auditors' hand-over."""
-    return "finish" if state.status == "failed" else "summarize_code"
-
-
 def route_to_auditors(state: State) -> list[str]:
     """Both auditors in parallel, unless the run has failed."""
     if state.status == "failed":
@@ -70,7 +65,9 @@ def build_graph() -> StateGraph[State, Context, InputState, OutputState]:
     )
     builder.add_conditional_edges("summarize_brief", _then("coder"), ["coder", "finish"])
     builder.add_conditional_edges("coder", _then("run_tests"), ["run_tests", "finish"])
-    builder.add_conditional_edges("run_tests", route_after_tests)
+    builder.add_conditional_edges(
+        "run_tests", _then("summarize_code"), ["summarize_code", "finish"]
+    )
     builder.add_conditional_edges(
         "summarize_code", route_to_auditors, ["security_auditor", "performance_auditor", "finish"]
     )

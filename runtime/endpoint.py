@@ -79,17 +79,27 @@ def find_running(settings: Settings, model: str) -> Endpoint | None:
     return None
 
 
+def list_models(
+    base_url: str, *, api_key: str | None = None, timeout_s: float = 10.0, trust_env: bool = True
+) -> list[str]:
+    """Model names an OpenAI-compatible API root lists at ``/models``; [] when it does not."""
+    headers = {"Authorization": f"Bearer {api_key}"} if api_key else None
+    try:
+        reply = httpx.get(
+            f"{base_url}/models", headers=headers, timeout=timeout_s, trust_env=trust_env
+        )
+        items = reply.json().get("data", [])
+        return [str(item["id"]) for item in items if item.get("id") is not None]
+    except (httpx.HTTPError, ValueError, TypeError, AttributeError):
+        return []
+
+
 def _serves(record: ServerRecord) -> bool:
     try:
         os.kill(record.pid, 0)
     except (ProcessLookupError, PermissionError):
         return False
-    try:
-        reply = httpx.get(f"{record.base_url}/models", timeout=3.0, trust_env=False)
-        names = {item.get("id") for item in reply.json().get("data", [])}
-    except (httpx.HTTPError, ValueError, AttributeError):
-        return False
-    return record.model in names
+    return record.model in list_models(record.base_url, timeout_s=3.0, trust_env=False)
 
 
 def embedded_server(

@@ -22,11 +22,10 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-import httpx
 import yaml
 
 from runtime.catalog import Catalog, load_catalog
-from runtime.endpoint import ModelNotPulledError
+from runtime.endpoint import ModelNotPulledError, list_models
 from runtime.gateway.lock import DeviceBusyError, device_key, is_locked, lock_path, read_holder
 from runtime.logs import get_logger
 from runtime.nvml import NVMLUnavailableError, device_memory
@@ -136,9 +135,7 @@ def running_gateway(settings: Settings, device: Device, models: Sequence[str]) -
     holder = read_holder(path)
     served: set[str] = set()
     if holder is not None:
-        with contextlib.suppress(httpx.HTTPError, ValueError, KeyError, TypeError):
-            reply = httpx.get(f"{holder.url}/v1/models", timeout=5.0, trust_env=False)
-            served = {item["id"] for item in reply.json()["data"]}
+        served = set(list_models(f"{holder.url}/v1", timeout_s=5.0, trust_env=False))
     missing = sorted(set(models) - served)
     if holder is None or missing:
         where = f"pid {holder.pid} at {holder.url}" if holder else "unknown process"
