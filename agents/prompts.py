@@ -1,10 +1,36 @@
 """Prompts of every agent, in one place.
 
 Stable parts first (role, rules, output format), the run's variable parts last, so that
-requests share a long common prefix and vLLM's prefix cache serves it.
+requests share a long common prefix and vLLM's prefix cache serves it. Every agent's messages
+are built by :func:`layout`, which can also put the variable part first: the baseline that the
+prefix-cache benchmark compares with.
 """
 
 from __future__ import annotations
+
+from typing import Literal, get_args
+
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+
+PromptLayout = Literal["stable_first", "variable_first"]
+"""Where a prompt's stable part (role, rules) goes: first (the default) or after the run's."""
+
+ANSWER_NOW = "Answer now with the JSON object."
+"""The whole user turn of a ``variable_first`` prompt; the task and rules precede it."""
+
+
+def layout(system: str, user: str, order: PromptLayout = "stable_first") -> list[BaseMessage]:
+    """An agent's messages from its stable ``system`` text and the run's variable ``user`` text.
+
+    ``stable_first``: ``[system, user]``, so requests share the system prompt as a cached
+    prefix. ``variable_first``: the variable text opens the system message, the rules follow
+    it, and the user turn is a fixed instruction, so no two runs share a prefix.
+    """
+    if order not in get_args(PromptLayout):
+        raise ValueError(f"unknown prompt layout {order!r}; one of {get_args(PromptLayout)}")
+    if order == "variable_first":
+        return [SystemMessage(user + "\n\n" + system), HumanMessage(ANSWER_NOW)]
+    return [SystemMessage(system), HumanMessage(user)]
 
 
 def clip(text: str, limit: int) -> str:
@@ -79,6 +105,25 @@ It has these problems:
 
 Write the corrected solution.py and checks. Fix the code where it is wrong; fix a check
 whose expected value contradicts the task.
+"""
+
+# The unpruned baseline (Context.context_pruning=False): every earlier attempt, verbatim.
+CODER_HISTORY = """\
+This is revision {number}. Your earlier attempts, oldest first, and the problems found in each:
+
+{history}
+
+Write the corrected solution.py and checks. Fix the code where it is wrong; fix a check
+whose expected value contradicts the task.
+"""
+
+CODER_ATTEMPT = """\
+Attempt {number}, solution.py:
+```python
+{code}
+```
+Its problems:
+{problems}
 """
 
 AUDITOR_SYSTEM = {

@@ -3,22 +3,25 @@
 from __future__ import annotations
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+from langchain_core.messages import BaseMessage
 
-from agents.prompts import RESEARCHER_SYSTEM, RESEARCHER_TASK
+from agents.prompts import RESEARCHER_SYSTEM, RESEARCHER_TASK, PromptLayout, layout
 from agents.schemas import ResearchBrief
 from agents.structured import StructuredResult, ainvoke_structured
 
 MAX_TASK_CHARS = 8000
 
 
-def researcher_messages(task: str, notes: str = "") -> list[BaseMessage]:
-    """The researcher's prompt: stable system part first, lookup results, the task last."""
+def researcher_messages(
+    task: str, notes: str = "", order: PromptLayout = "stable_first"
+) -> list[BaseMessage]:
+    """The researcher's prompt: stable system part first, lookup results, the task last.
+
+    ``order="variable_first"`` puts the lookup results and the task first (a baseline).
+    """
     notes_part = f"What your lookups found:\n{notes}\n\n" if notes else ""
-    return [
-        SystemMessage(RESEARCHER_SYSTEM),
-        HumanMessage(RESEARCHER_TASK.format(notes=notes_part, task=task.strip())),
-    ]
+    user = RESEARCHER_TASK.format(notes=notes_part, task=task.strip())
+    return layout(RESEARCHER_SYSTEM, user, order)
 
 
 async def research(

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from agents.prompts import PromptLayout
+
 Role = Literal["researcher", "coder", "auditor", "summarizer"]
 
 CODER_DEFAULT = "qwen2.5-coder-0.5b-instruct"
@@ -51,6 +53,23 @@ class Context:
     summary_tokens: int | None = field(default=None, metadata=_doc("Summarizer's budget."))
     handover_chars: int = field(
         default=900, metadata=_doc("Size cap of a summarizer hand-over, in characters.")
+    )
+    context_pruning: bool = field(
+        default=True,
+        metadata=_doc(
+            "Bound every hand-over with the summarization nodes (keep it on). False is a "
+            "benchmark baseline only, not for normal use: no summarizer calls, the raw brief, "
+            "notes and test output are handed over, and the revising coder gets every earlier "
+            "attempt (the last 8) with its unclipped problems, so prompts grow each revision."
+        ),
+    )
+    prompt_layout: PromptLayout = field(
+        default="stable_first",
+        metadata=_doc(
+            "stable_first (keep it): role and rules first, the run's task, brief and code last, "
+            "so requests share a prefix for vLLM's prefix cache. variable_first is a benchmark "
+            "baseline only: the variable text first, the rules after it."
+        ),
     )
     node_timeout_s: float = field(
         default=240.0, metadata=_doc("Deadline of one LLM attempt; then the fallback runs.")

@@ -3,24 +3,23 @@
 from __future__ import annotations
 
 import asyncio
-import re
 from pathlib import Path
 from typing import Any
 
-from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+from langchain_core.messages import BaseMessage
 from langgraph.runtime import Runtime
 
 from agents import prompts
 from agents.checks import checks_module
 from agents.lookups import available_tools, lookup_plan_schema, run_lookups
-from agents.prompts import clip
+from agents.prompts import clip, layout
 from agents.researcher import MAX_TASK_CHARS, researcher_messages
 from agents.schemas import AuditReport, CodeSubmission, ResearchBrief, StageSummary
 from graphs.context import Context
 from graphs.llm import NodeFailedError, ask
 from graphs.state import AuditEntry, FinalReport, NodeMetrics, State, TestRun
 from tools.dispatch import ToolContext
-from tools.sandbox import SandboxUnavailable, run_tests
+from tools.sandbox import SandboxUnavailable, run_tests, test_counts
 
 SOLUTION, TESTS = "solution.py", "test_solution.py"
 _OUTPUT_TAIL = 1200
@@ -55,10 +54,11 @@ async def _look_up(state: State, ctx: Context, task: str) -> tuple[str, list[Nod
     tools = available_tools(bool(state.workspace), bool(state.database))
     if not tools:
         return "", []
-    messages: list[BaseMessage] = [
-        SystemMessage(prompts.LOOKUP_SYSTEM),
-        HumanMessage(prompts.LOOKUP_TASK.format(tools=", ".join(tools), task=task)),
-    ]
+    messages = layout(
+        prompts.LOOKUP_SYSTEM,
+        prompts.LOOKUP_TASK.format(tools=", ".join(tools), task=task),
+        ctx.prompt_layout,
+    )
     try:
         answer = await ask(
             ctx,
@@ -85,19 +85,19 @@ async def researcher(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     try:
         task = validate_task(state.task)
         notes, metrics = await _look_up(state, ctx, task)
-        answer = await ask(
-            ctx, "researcher", "researcher", ResearchBrief, researcher_messages(task, notes)
-        )
+        messages = researcher_messages(task, notes, ctx.prompt_layout)
+        answer = await ask(ctx, "researcher", "researcher", ResearchBrief, messages)
     except (ValueError, NodeFailedError) as err:
         return _failed(err)
     return {"brief": answer.value, "research_notes": notes, "metrics": [*metrics, answer.metrics]}
 
 
-def _summary_messages(audience: str, material: str) -> list[BaseMessage]:
-    return [
-        SystemMessage(prompts.SUMMARIZER_SYSTEM),
-        HumanMessage(prompts.SUMMARIZER_INPUT.format(audience=audience, material=material)),
-    ]
+def _summary_messages(ctx: Context, audience: str, material: str) -> list[BaseMessage]:
+    return layout(
+        prompts.SUMMARIZER_SYSTEM,
+        prompts.SUMMARIZER_INPUT.format(audience=audience, material=material),
+        ctx.prompt_layout,
+    )
 
 
 def _handover(summary: StageSummary, limit: int) -> str:
@@ -119,20 +119,25 @@ def _brief_text(brief: ResearchBrief) -> str:
 
 
 async def summarize_brief(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
-    """Condense the brief and research notes into the coder's hand-over."""
+    """Condense the brief and research notes into the coder's hand-over.
+
+    Without context pruning (a baseline) there is no LLM call: the raw material is handed over.
+    """
     ctx = _ctx(runtime)
     if state.brief is None:
         return _failed(RuntimeError("summarize_brief: no research brief to summarize"))
     material = _brief_text(state.brief)
     if state.research_notes:
         material += "\nResearch notes:\n" + state.research_notes
+    if not ctx.context_pruning:
+        return {"coder_briefing": material}
     try:
         answer = await ask(
             ctx,
             "summarizer",
             "summarize_brief",
             StageSummary,
-            _summary_messages("the coder", material),
+            _summary_messages(ctx, "the coder", material),
         )
     except NodeFailedError as err:
         return _failed(err)
@@ -143,36 +148,39 @@ async def summarize_brief(state: State, runtime: Runtime[Context]) -> dict[str, 
     return {"coder_briefing": handover, "metrics": [answer.metrics]}
 
 
-def _coder_messages(state: State) -> list[BaseMessage]:
+def _coder_messages(state: State, ctx: Context) -> list[BaseMessage]:
     revision = ""
-    if state.revision and state.files:
+    if state.revision and state.history and not ctx.context_pruning:
+        revision = prompts.CODER_HISTORY.format(
+            number=state.revision, history="\n".join(state.history)
+        )
+    elif state.revision and state.files:
         revision = prompts.CODER_REVISION.format(
             number=state.revision, code=state.files.get(SOLUTION, ""), problems=state.problems
         )
-    return [
-        SystemMessage(prompts.CODER_SYSTEM),
-        HumanMessage(prompts.CODER_TASK.format(brief=state.coder_briefing, revision=revision)),
-    ]
+    return layout(
+        prompts.CODER_SYSTEM,
+        prompts.CODER_TASK.format(brief=state.coder_briefing, revision=revision),
+        ctx.prompt_layout,
+    )
 
 
 async def coder(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     """Write (or revise) solution.py and its tests."""
+    ctx = _ctx(runtime)
     try:
         answer = await ask(
-            _ctx(runtime),
+            ctx,
             "coder",
             "coder",
             CodeSubmission,
-            _coder_messages(state),
+            _coder_messages(state, ctx),
             revision=state.revision,
         )
     except NodeFailedError as err:
         return _failed(err)
     files = {SOLUTION: answer.value.code, TESTS: checks_module(answer.value.checks)}
     return {"files": files, "code_notes": answer.value.notes, "metrics": [answer.metrics]}
-
-
-_RESULT = re.compile(r"RESULT passed=(\d+) failed=(\d+)")
 
 
 async def run_code_tests(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
@@ -182,8 +190,7 @@ async def run_code_tests(state: State, runtime: Runtime[Context]) -> dict[str, A
         result = await asyncio.to_thread(run_tests, state.files, timeout_s=ctx.sandbox_timeout_s)
     except (SandboxUnavailable, ValueError) as err:
         return _failed(RuntimeError(f"run_tests: {err}"))
-    counts = _RESULT.search(result.stdout)
-    passed, failed = (int(counts[1]), int(counts[2])) if counts else (0, 1)
+    passed, failed = test_counts(result.stdout)
     output = (result.stdout + "\n" + result.stderr).strip()
     test_run = TestRun(
         ok=result.exit_code == 0 and failed == 0 and passed > 0,
@@ -197,11 +204,23 @@ async def run_code_tests(state: State, runtime: Runtime[Context]) -> dict[str, A
     return {"test_run": test_run}
 
 
+def _raw_audit_material(state: State, status: str) -> str:
+    """The unpruned auditors' hand-over: the brief, the coder's note and the test output."""
+    task = _brief_text(state.brief) if state.brief else f"Task: {state.task}"
+    output = state.test_run.output if state.test_run else ""
+    return f"{task}\nCoder's note: {state.code_notes}\nTests: {status}\nTest output:\n{output}"
+
+
 async def summarize_code(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
-    """Condense the brief, the coder's note and the test run into the auditors' hand-over."""
+    """Condense the brief, the coder's note and the test run into the auditors' hand-over.
+
+    Without context pruning (a baseline) there is no LLM call: the raw material is handed over.
+    """
     ctx = _ctx(runtime)
     tests = state.test_run
     status = "no test run" if tests is None else f"{tests.passed} passed, {tests.failed} failed"
+    if not ctx.context_pruning:
+        return {"audit_briefing": _raw_audit_material(state, status)}
     material = (
         f"Task: {state.brief.summary if state.brief else state.task[:300]}\n"
         f"Coder's note: {state.code_notes}\nTests: {status}"
@@ -212,7 +231,7 @@ async def summarize_code(state: State, runtime: Runtime[Context]) -> dict[str, A
             "summarizer",
             "summarize_code",
             StageSummary,
-            _summary_messages("the security and performance auditors", material),
+            _summary_messages(ctx, "the security and performance auditors", material),
             revision=state.revision,
         )
     except NodeFailedError as err:
@@ -225,17 +244,17 @@ async def summarize_code(state: State, runtime: Runtime[Context]) -> dict[str, A
 
 def _auditor(kind: str) -> Any:
     async def audit(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
-        messages: list[BaseMessage] = [
-            SystemMessage(prompts.AUDITOR_SYSTEM[kind]),
-            HumanMessage(
-                prompts.AUDITOR_INPUT.format(
-                    briefing=state.audit_briefing, code=state.files.get(SOLUTION, "")
-                )
+        ctx = _ctx(runtime)
+        messages = layout(
+            prompts.AUDITOR_SYSTEM[kind],
+            prompts.AUDITOR_INPUT.format(
+                briefing=state.audit_briefing, code=state.files.get(SOLUTION, "")
             ),
-        ]
+            ctx.prompt_layout,
+        )
         try:
             answer = await ask(
-                _ctx(runtime),
+                ctx,
                 "auditor",
                 f"{kind}_auditor",
                 AuditReport,
@@ -268,8 +287,11 @@ def failure_lines(output: str, limit: int = 12) -> str:
     return "\n".join(picked[:limit]) if picked else output[-700:]
 
 
-def problems_of(state: State) -> str:
-    """What the next revision must fix: failing tests and blocking findings (bounded)."""
+def problems_of(state: State, *, bounded: bool = True) -> str:
+    """What the next revision must fix: failing tests and blocking findings.
+
+    Clipped to a fixed size unless ``bounded`` is False (the unpruned baseline).
+    """
     lines: list[str] = []
     tests = state.test_run
     if tests is not None and not tests.ok:
@@ -283,14 +305,30 @@ def problems_of(state: State) -> str:
         for finding in report.findings:
             if finding.severity in _BLOCKING:
                 lines.append(f"{kind} [{finding.severity}] {finding.title}: {finding.detail}")
-    return clip("\n".join(lines), _PROBLEMS_CHARS)
+    text = "\n".join(lines)
+    return clip(text, _PROBLEMS_CHARS) if bounded else text
 
 
 async def decide(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
-    """Revise when tests fail or a blocking finding stands, within the revision limit."""
-    problems = problems_of(state)
-    if problems and state.revision < _ctx(runtime).max_revisions:
-        return {"decision": "revise", "problems": problems, "revision": state.revision + 1}
+    """Revise when tests fail or a blocking finding stands, within the revision limit.
+
+    Without context pruning (a baseline) a revision also appends the attempt just judged,
+    its code and its problems, to the history the revising coder gets in full.
+    """
+    ctx = _ctx(runtime)
+    problems = problems_of(state, bounded=ctx.context_pruning)
+    if problems and state.revision < ctx.max_revisions:
+        update: dict[str, Any] = {
+            "decision": "revise",
+            "problems": problems,
+            "revision": state.revision + 1,
+        }
+        if not ctx.context_pruning:
+            attempt = prompts.CODER_ATTEMPT.format(
+                number=state.revision + 1, code=state.files.get(SOLUTION, ""), problems=problems
+            )
+            update["history"] = [attempt]
+        return update
     return {"decision": "finish", "problems": problems}
 
 

@@ -91,6 +91,15 @@ class FinalReport:
     """Completion tokens over the whole run."""
 
 
+HISTORY_ATTEMPTS = 8
+"""Earlier attempts the unpruned history keeps (a sanity cap on the baseline's growth)."""
+
+
+def append_history(left: list[str], right: list[str]) -> list[str]:
+    """Reducer of the unpruned history: append, keeping the last :data:`HISTORY_ATTEMPTS`."""
+    return [*left, *right][-HISTORY_ATTEMPTS:]
+
+
 def merge_audits(
     left: dict[str, AuditReport], right: dict[str, AuditReport]
 ) -> dict[str, AuditReport]:
@@ -149,4 +158,7 @@ class State(InputState, OutputState):
     decision: Decision = "finish"
     """What the decide node chose."""
     problems: str = ""
-    """The problems the next revision must fix (bounded)."""
+    """The problems the next revision must fix (bounded unless context_pruning is off)."""
+    history: Annotated[list[str], append_history] = field(default_factory=list)
+    """Only with context_pruning off (a baseline): each earlier solution.py with the problems
+    found in it, oldest first, for the revising coder. Stays empty with pruning on."""

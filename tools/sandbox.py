@@ -56,6 +56,7 @@ import contextlib
 import functools
 import math
 import os
+import re
 import selectors
 import shutil
 import signal
@@ -79,6 +80,7 @@ __all__ = [
     "SandboxUnavailable",
     "run_python",
     "run_tests",
+    "test_counts",
 ]
 
 log = structlog.get_logger(__name__)
@@ -213,6 +215,15 @@ def run_tests(
     return run_python(
         TEST_RUNNER_CODE, files=files, timeout_s=timeout_s, memory_mb=memory_mb, config=config
     )
+
+
+_RESULT_LINE = re.compile(r"RESULT passed=(\d+) failed=(\d+)")
+
+
+def test_counts(stdout: str) -> tuple[int, int]:
+    """(passed, failed) from :data:`TEST_RUNNER_CODE`'s summary line; (0, 1) when it is missing."""
+    found = _RESULT_LINE.search(stdout)
+    return (int(found[1]), int(found[2])) if found else (0, 1)
 
 
 def _find_bwrap(path: str) -> str:
