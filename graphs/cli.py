@@ -1,9 +1,10 @@
-"""The ``edgeswarm`` command line: run a task, manage models, serve the embedded model."""
+"""The ``edgeswarm`` command line: run a task, evaluate, manage models, serve, gateway."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import signal
 import sys
 import time
@@ -12,7 +13,14 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from graphs.report import print_models, print_progress, print_pull, print_run
+from graphs.report import (
+    print_eval,
+    print_eval_progress,
+    print_models,
+    print_progress,
+    print_pull,
+    print_run,
+)
 from runtime.catalog import CatalogError, ModelEntry, load_catalog
 from runtime.endpoint import ModelNotPulledError, ServerRecord, embedded_server, register
 from runtime.endpoint import unregister as unregister_server
@@ -23,6 +31,7 @@ from runtime.process import ServerStartError
 from runtime.provision import ModelStore, ProvisionError, WheelFetcher, pull
 from runtime.settings import LogFormat, Settings, SettingsError, load_settings
 from runtime.vllm import VLLMNotInstalledError
+from tools.sandbox import SandboxUnavailable
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_ENVIRONMENT, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 EXIT_UNRESOLVED = 4  # the swarm ran, but its code did not pass within the revision limit
@@ -47,6 +56,19 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--model", help="catalogue model for the embedded server")
     run.add_argument("--base-url", help="use this OpenAI-compatible server instead")
     run.set_defaults(handler=cmd_run)
+
+    ev = sub.add_parser("eval", help="measure the swarm on a task set with hidden tests")
+    ev.add_argument("--tasks", help="task set directory (default: bench/tasks)")
+    ev.add_argument("--only", action="append", default=[], help="run this task (repeatable)")
+    ev.add_argument("--limit", type=int, help="the first N tasks only")
+    ev.add_argument("--arms", default="swarm,direct", help="swarm, direct or both (default)")
+    ev.add_argument("--concurrency", type=int, default=4, help="tasks in flight (default 4)")
+    ev.add_argument("--max-revisions", type=int, help="coder revision rounds at most")
+    ev.add_argument("--model", help="one catalogue model for every role")
+    ev.add_argument("--base-url", help="use this OpenAI-compatible server instead")
+    ev.add_argument("--out", help="write the results JSON here")
+    ev.add_argument("--json", action="store_true", help="print the results as JSON")
+    ev.set_defaults(handler=cmd_eval)
 
     models = sub.add_parser("models", help="provision and list local models")
     models_sub = models.add_subparsers(dest="models_command", required=True)
@@ -91,9 +113,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     overrides: dict[str, Any] = {"node_timeout_s": settings.request_timeout_s}
     if args.max_revisions is not None:
         overrides["max_revisions"] = args.max_revisions
-    if args.model is not None:  # one model for every role
-        overrides.update({f"{role}_model": args.model for role in runner.ROLES})
-        overrides["fallback_model"] = None
+    overrides.update(_model_overrides(args.model, runner.ROLES))
     with (
         bind_run(new_run_id()) as run_id,
         runner.swarm_endpoint(settings, runner.models_needed(overrides)) as endpoint,
@@ -110,6 +130,60 @@ def cmd_run(args: argparse.Namespace) -> int:
             print(f"wrote {path}", file=sys.stderr)
     print_run(output, as_json=args.json)
     return _exit_code(output)
+
+
+def _model_overrides(model: str | None, roles: Sequence[str]) -> dict[str, Any]:
+    """Context overrides that give every role ``model`` (no fallback); none without one."""
+    if model is None:
+        return {}
+    return {**{f"{role}_model": model for role in roles}, "fallback_model": None}
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    """Run the task set through the swarm and the direct baseline; print the solve rates."""
+    from graphs import evaluate, runner
+
+    arms = tuple(a.strip() for a in args.arms.split(",") if a.strip())
+    if not arms or set(arms) - set(evaluate.ARMS):
+        raise ValueError(f"--arms takes swarm, direct or both, not {args.arms!r}")
+    if args.concurrency < 1:
+        raise ValueError(f"--concurrency must be at least 1, not {args.concurrency}")
+    tasks_dir = Path(args.tasks) if args.tasks else evaluate.DEFAULT_TASKS
+    only = [name.strip() for item in args.only for name in item.split(",") if name.strip()]
+    tasks = evaluate.load_tasks(tasks_dir, only=only, limit=args.limit)
+    settings = _settings(args, model=args.model, base_url=args.base_url)
+    _start_logging(settings)
+    evaluate.check_sandbox()
+    overrides: dict[str, Any] = {"node_timeout_s": settings.request_timeout_s}
+    if args.max_revisions is not None:
+        overrides["max_revisions"] = args.max_revisions
+    overrides.update(_model_overrides(args.model, runner.ROLES))
+    options = evaluate.EvalOptions(arms=arms, concurrency=args.concurrency)
+    print(f"eval: {len(tasks)} tasks from {tasks_dir}, arms {', '.join(arms)}", file=sys.stderr)
+    with (
+        bind_run(new_run_id()) as run_id,
+        runner.swarm_endpoint(settings, runner.models_needed(overrides)) as endpoint,
+    ):
+        context = runner.context_for(endpoint, runner.served_models(endpoint), **overrides)
+        start = time.monotonic()
+        results = asyncio.run(
+            evaluate.evaluate(tasks, context, options, progress=print_eval_progress)
+        )
+    results.update(
+        run_id=run_id,
+        tasks_dir=str(tasks_dir),
+        endpoint=endpoint.base_url,
+        models={role: context.model_for(role) for role in runner.ROLES},
+        max_revisions=context.max_revisions,
+        seconds=round(time.monotonic() - start, 1),
+    )
+    if args.out:
+        out = Path(args.out)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(results, indent=2) + "\n", "utf-8")
+        print(f"wrote {out}", file=sys.stderr)
+    print_eval(results, as_json=args.json)
+    return EXIT_OK
 
 
 def _exit_code(output: dict[str, Any]) -> int:
@@ -186,6 +260,7 @@ _ERRORS: list[tuple[type[BaseException], int]] = [
     (ProvisionError, EXIT_ENVIRONMENT),
     (DeviceBusyError, EXIT_ENVIRONMENT),
     (FileNotFoundError, EXIT_ENVIRONMENT),
+    (SandboxUnavailable, EXIT_ENVIRONMENT),
 ]
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Generic, TypeVar
 from urllib.parse import quote
 
@@ -14,7 +14,7 @@ from langchain_core.messages import BaseMessage
 from pydantic import BaseModel
 
 from agents.call import AgentCallError, CallPolicy, call_structured
-from agents.structured import chat_model
+from agents.structured import chat_model, token_budget
 from graphs.context import Context, Role
 from graphs.state import NodeMetrics
 from runtime.logs import get_logger
@@ -69,14 +69,23 @@ async def ask(
     *,
     revision: int = 0,
     max_tokens: int | None = None,
+    single_attempt: bool = False,
 ) -> Answer[T]:
-    """Get ``schema`` from the role's model (retry, fallback); raise NodeFailedError."""
+    """Get ``schema`` from the role's model (retry, fallback); raise NodeFailedError.
+
+    ``single_attempt``: one call on the role's model and budget, no retry, no fallback
+    (the evaluation's direct baseline).
+    """
+    budget = max_tokens or ctx.tokens_for(role)
     policy = CallPolicy(
         model=ctx.model_for(role),
-        fallback_model=ctx.fallback_model,
-        max_tokens=max_tokens or ctx.tokens_for(role),
+        fallback_model=None if single_attempt else ctx.fallback_model,
+        max_tokens=budget,
         timeout_s=ctx.node_timeout_s,
     )
+    if single_attempt:
+        first = min(budget or token_budget(schema), policy.max_tokens_cap)
+        policy = replace(policy, max_tokens=first, max_tokens_cap=first)
     start = time.monotonic()
     async with httpx.AsyncClient(timeout=ctx.node_timeout_s) as http:
 

@@ -90,3 +90,35 @@ def print_models(models: Sequence[LocalModel], *, as_json: bool) -> None:
         size_bytes = int(row["size_bytes"])
         size = f"{size_bytes / 1e6:.0f} MB" if size_bytes else "-"
         print(f"{row['name']:32} {row['dtype']:9} {row['status']:11} {size:>9}  {row['license']}")
+
+
+def print_eval_progress(arm: str, task: str, result: Any) -> None:
+    """One stderr line per finished task and arm."""
+    mark = "solved" if result.solved else "not solved"
+    print(
+        f"[{arm}] {task}: {mark} (hidden tests {result.hidden_passed} passed, "
+        f"{result.hidden_failed} failed; {result.outcome}, {result.seconds:.0f} s)",
+        file=sys.stderr,
+        flush=True,
+    )
+
+
+def print_eval(results: dict[str, Any], *, as_json: bool) -> None:
+    """The evaluation's summary (or everything as JSON)."""
+    if as_json:
+        print(json.dumps(results, indent=2))
+        return
+    summary = results["summary"]
+    print(f"eval {results.get('run_id', '')}: {summary['tasks']} tasks in {results['seconds']} s")
+    for arm in ("swarm", "direct"):
+        if arm not in summary:
+            continue
+        part = summary[arm]
+        valid = part["first_try_valid_share"]
+        print(
+            f"  {arm:6} solved {part['solved']}/{summary['tasks']} "
+            f"({100 * (part['solved_share'] or 0):.0f}%), schema-valid on the first try "
+            f"{'-' if valid is None else f'{100 * valid:.0f}%'} of {part['calls']} calls, "
+            f"{part['wall_s']} s"
+        )
+    print(f"  models: {', '.join(f'{k} {v}' for k, v in results.get('models', {}).items())}")

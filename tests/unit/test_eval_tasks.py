@@ -1,0 +1,337 @@
+"""The benchmark task set in ``bench/tasks`` is complete and its hidden tests are sound.
+
+For every task: the statement names the entry point with its exact parameters, the reference
+solution passes the hidden tests, and a do-nothing solution (the entry point exists but returns
+None for everything) fails them, both under pytest (this repository's conftest, ini options
+and plugins kept out) and under the built-in runner that ``edgeswarm eval`` grades with in the
+sandbox, where pytest is not importable (so the hidden tests use the standard library only).
+Each run gets its own temporary directory, sys.path and freshly imported modules; two driver
+subprocesses share the tasks, so the module takes seconds, not a minute.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tools.sandbox import TEST_RUNNER_CODE
+
+ROOT = Path(__file__).resolve().parents[2]
+TASKS_DIR = ROOT / "bench" / "tasks"
+TASK_FILES = frozenset({"task.txt", "test_hidden.py", "reference.py"})
+DIR_NAME = re.compile(r"(?P<number>\d{2})_(?P<entry>[a-z][a-z0-9_]*)")
+MIN_TASKS = 30
+MAX_STATEMENT_CHARS = 400
+MIN_TESTS, MAX_TESTS = 4, 8
+ALLOWED_IMPORTS = frozenset(sys.stdlib_module_names) | {"solution"}
+
+
+def task_dirs() -> list[Path]:
+    """The task directories, in name order."""
+    return sorted(
+        path
+        for path in TASKS_DIR.iterdir()
+        if path.is_dir() and not path.name.startswith((".", "_"))
+    )
+
+
+TASKS = task_dirs()
+
+
+@dataclass(frozen=True)
+class EntryPoint:
+    """What ``test_hidden.py`` imports from ``solution``, as the reference defines it."""
+
+    name: str
+    node: ast.FunctionDef | ast.ClassDef
+
+    @property
+    def is_class(self) -> bool:
+        return isinstance(self.node, ast.ClassDef)
+
+    def methods(self) -> list[ast.FunctionDef]:
+        if not isinstance(self.node, ast.ClassDef):
+            return []
+        return [item for item in self.node.body if isinstance(item, ast.FunctionDef)]
+
+
+def parameters(function: ast.FunctionDef, *, skip_self: bool) -> str:
+    """The parameter list as a statement writes it: ``text, shift`` or ``balance=0``."""
+    args = function.args
+    if args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs:
+        raise AssertionError(f"{function.name}: use plain positional parameters only")
+    names = [arg.arg for arg in args.args]
+    if skip_self:
+        names = names[1:]
+    defaults = [ast.unparse(default) for default in args.defaults]
+    padded: list[str | None] = [None] * (len(names) - len(defaults)) + list(defaults)
+    return ", ".join(
+        name if default is None else f"{name}={default}"
+        for name, default in zip(names, padded, strict=True)
+    )
+
+
+def entry_point(task: Path) -> EntryPoint:
+    """The single name ``test_hidden.py`` imports from ``solution``, found in the reference."""
+    tests = ast.parse((task / "test_hidden.py").read_text())
+    imported = [
+        alias.name
+        for node in ast.walk(tests)
+        if isinstance(node, ast.ImportFrom) and node.module == "solution"
+        for alias in node.names
+    ]
+    assert len(imported) == 1, f"{task.name}: import exactly one name from solution: {imported}"
+    name = imported[0]
+    reference = ast.parse((task / "reference.py").read_text())
+    for node in reference.body:
+        if isinstance(node, ast.FunctionDef | ast.ClassDef) and node.name == name:
+            return EntryPoint(name, node)
+    raise AssertionError(f"{task.name}: reference.py defines no top-level {name}")
+
+
+def snake_case(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+def null_solution(entry: EntryPoint) -> str:
+    """A solution.py whose entry point exists but returns None for everything."""
+    if not entry.is_class:
+        return f"def {entry.name}(*args, **kwargs):\n    return None\n"
+    lines = [f"class {entry.name}:", "    def __init__(self, *args, **kwargs):", "        pass"]
+    for method in entry.methods():
+        if method.name != "__init__":
+            lines += [f"    def {method.name}(self, *args, **kwargs):", "        return None"]
+    return "\n".join(lines) + "\n"
+
+
+@dataclass(frozen=True)
+class Run:
+    """The hidden tests against one solution under one runner."""
+
+    returncode: int
+    output: str
+
+
+VARIANTS = ("reference", "null")
+RUNNERS = ("pytest", "sandbox runner")
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The hidden tests against the reference and the null solution, under both runners."""
+
+    runs: dict[tuple[str, str], Run]
+
+    def failures(self, variant: str, expected: int) -> str:
+        """Each runner's output for ``variant`` whose exit code is not ``expected``."""
+        return "\n".join(
+            f"--- {variant} solution under {runner}: exit {run.returncode}\n{run.output}"
+            for runner in RUNNERS
+            if (run := self.runs[variant, runner]).returncode != expected
+        )
+
+
+# Runs in a subprocess, one per half of the tasks, so that pytest is imported twice, not once
+# per run. For each job (a directory holding solution.py and test_hidden.py) it runs pytest
+# (this repository's conftest, ini options and plugins kept out) and the sandbox's built-in
+# runner, each with a fresh sys.path and fresh ``solution`` and ``test_hidden`` modules, and
+# prints one JSON line per run: [job, runner, exit code, output].
+DRIVER = """
+import contextlib, importlib, io, json, os, sys
+import pytest
+
+spec = json.load(sys.stdin)
+runner_code = compile(spec["runner"], "<sandbox runner>", "exec")
+base_path, out = list(sys.path), sys.stdout
+
+def fresh(workdir):
+    sys.path[:] = base_path
+    for module in ("solution", "test_hidden"):
+        sys.modules.pop(module, None)
+    importlib.invalidate_caches()
+    os.chdir(workdir)
+
+def under_pytest(workdir):
+    fresh(workdir)
+    args = ["-q", "-p", "no:cacheprovider", "--noconftest", "-c", os.devnull,
+            "--rootdir", workdir, "test_hidden.py"]
+    return int(pytest.main(args))
+
+def under_runner(workdir):
+    fresh(workdir)
+    sys.path.insert(0, workdir)  # as for the sandbox's main.py
+    try:
+        exec(runner_code, {"__name__": "__main__"})
+    except SystemExit as stop:
+        return stop.code if isinstance(stop.code, int) else 1
+    return 0
+
+for job, workdir in spec["jobs"]:
+    for name, run in (("pytest", under_pytest), ("sandbox runner", under_runner)):
+        captured = io.StringIO()
+        with contextlib.redirect_stdout(captured), contextlib.redirect_stderr(captured):
+            code = run(workdir)
+        print(json.dumps([job, name, code, captured.getvalue()]), file=out, flush=True)
+"""
+DRIVER_TIMEOUT_S = 120
+
+
+def driver_env() -> dict[str, str]:
+    env = {key: value for key, value in os.environ.items() if not key.startswith("PYTEST_")}
+    env.pop("PYTHONPATH", None)
+    env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    return env
+
+
+def run_driver(jobs: list[tuple[str, Path]]) -> dict[tuple[str, str], Run]:
+    """Run the driver over ``jobs``; the runs by (job, runner)."""
+    if not jobs:
+        return {}
+    spec = {"runner": TEST_RUNNER_CODE, "jobs": [(job, str(workdir)) for job, workdir in jobs]}
+    try:
+        process = subprocess.run(
+            [sys.executable, "-c", DRIVER],
+            input=json.dumps(spec),
+            env=driver_env(),
+            capture_output=True,
+            text=True,
+            timeout=DRIVER_TIMEOUT_S,
+            check=False,
+        )
+        stdout, problem = process.stdout, process.stderr
+    except subprocess.TimeoutExpired as error:
+        stdout, problem = "", f"timed out after {DRIVER_TIMEOUT_S} s: {error.stdout!r}"
+    runs: dict[tuple[str, str], Run] = {}
+    for line in stdout.splitlines():
+        job, runner, code, output = json.loads(line)
+        runs[job, runner] = Run(code, output)
+    missing = Run(-1, f"the driver did not finish this run:\n{problem[-4000:]}")
+    return {
+        (job, runner): runs.get((job, runner), missing) for job, _ in jobs for runner in RUNNERS
+    }
+
+
+@pytest.fixture(scope="module")
+def outcomes(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, Outcome]:
+    """The outcome for each task a selected test asks about: two drivers, half the tasks each."""
+    wanted: set[Path] = set()
+    for item in request.session.items:
+        if not isinstance(item, pytest.Function) or item.module is not request.module:
+            continue
+        if "outcomes" in item.fixturenames:
+            task = item.callspec.params["task"]
+            assert isinstance(task, Path)
+            wanted.add(task)
+    root = tmp_path_factory.mktemp("eval-tasks")
+    per_task: list[list[tuple[str, Path]]] = []
+    for task in sorted(wanted):
+        sources = {
+            "reference": (task / "reference.py").read_text(),
+            "null": null_solution(entry_point(task)),
+        }
+        per_task.append([])
+        for variant, source in sources.items():
+            workdir = root / task.name / variant
+            workdir.mkdir(parents=True)
+            (workdir / "solution.py").write_text(source)
+            shutil.copyfile(task / "test_hidden.py", workdir / "test_hidden.py")
+            per_task[-1].append((f"{task.name}/{variant}", workdir))
+    halves = [[job for jobs in per_task[start::2] for job in jobs] for start in (0, 1)]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        runs = {key: run for part in pool.map(run_driver, halves) for key, run in part.items()}
+    return {
+        task.name: Outcome(
+            {
+                (variant, runner): runs[f"{task.name}/{variant}", runner]
+                for variant in VARIANTS
+                for runner in RUNNERS
+            }
+        )
+        for task in wanted
+    }
+
+
+def test_there_are_enough_tasks_numbered_consecutively() -> None:
+    names = [task.name for task in TASKS]
+    assert len(names) >= MIN_TASKS
+    matches = [DIR_NAME.fullmatch(name) for name in names]
+    assert all(matches), [name for name, match in zip(names, matches, strict=True) if not match]
+    numbers = [int(match["number"]) for match in matches if match]
+    entries = [match["entry"] for match in matches if match]
+    assert numbers == list(range(1, len(names) + 1))
+    assert len(set(entries)) == len(entries)
+    assert (TASKS_DIR / "README.md").is_file()
+
+
+@pytest.mark.parametrize("task", TASKS, ids=[task.name for task in TASKS])
+def test_task_files_and_statement(task: Path) -> None:
+    files = {path.name for path in task.iterdir() if path.name != "__pycache__"}
+    assert files == TASK_FILES
+
+    statement = (task / "task.txt").read_text()
+    assert statement.strip(), "task.txt is empty"
+    assert len(statement) <= MAX_STATEMENT_CHARS, f"task.txt has {len(statement)} characters"
+
+    entry = entry_point(task)
+    match = DIR_NAME.fullmatch(task.name)
+    assert match and match["entry"] == snake_case(entry.name), "name the directory NN_entry"
+    if isinstance(entry.node, ast.FunctionDef):
+        signature = f"{entry.name}({parameters(entry.node, skip_self=False)})"
+        assert signature in statement, f"task.txt must name {signature}"
+        return
+    init = [method for method in entry.methods() if method.name == "__init__"]
+    constructor = parameters(init[0], skip_self=True) if init else ""
+    signatures = [f"{entry.name}({constructor})"] + [
+        f"{method.name}({parameters(method, skip_self=True)})"
+        for method in entry.methods()
+        if not method.name.startswith("_")
+    ]
+    missing = [signature for signature in signatures if signature not in statement]
+    assert not missing, f"task.txt must name {missing}"
+
+
+@pytest.mark.parametrize("task", TASKS, ids=[task.name for task in TASKS])
+def test_hidden_tests_are_small_and_standard_library_only(task: Path) -> None:
+    tree = ast.parse((task / "test_hidden.py").read_text())
+    tests = [
+        node
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef) and node.name.startswith("test_")
+    ]
+    assert MIN_TESTS <= len(tests) <= MAX_TESTS, f"{len(tests)} test functions"
+    for source in (tree, ast.parse((task / "reference.py").read_text())):
+        for node in ast.walk(source):
+            if isinstance(node, ast.Import):
+                modules = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                modules = [node.module or ""]
+            else:
+                continue
+            outside = [name for name in modules if name.split(".")[0] not in ALLOWED_IMPORTS]
+            assert not outside, f"standard library only (the sandbox has no pytest): {outside}"
+
+
+@pytest.mark.parametrize("task", TASKS, ids=[task.name for task in TASKS])
+def test_reference_passes_the_hidden_tests(task: Path, outcomes: dict[str, Outcome]) -> None:
+    failures = outcomes[task.name].failures("reference", expected=0)
+    assert not failures, failures
+
+
+@pytest.mark.parametrize("task", TASKS, ids=[task.name for task in TASKS])
+def test_a_null_solution_fails_the_hidden_tests(task: Path, outcomes: dict[str, Outcome]) -> None:
+    # 1 is "some tests failed" for both runners, not a collection or usage error.
+    failures = outcomes[task.name].failures("null", expected=1)
+    assert not failures, failures

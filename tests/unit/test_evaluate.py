@@ -1,0 +1,188 @@
+"""``edgeswarm eval``: task loading, sandboxed grading, both arms against the scripted fake."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from graphs import evaluate
+from graphs.cli import EXIT_OK, EXIT_USAGE, main
+from graphs.context import Context
+from tests.conftest import FakeOpenAI
+from tests.unit.test_graph import BAD_CODE, GOOD_CODE, brief, code, round_steps, summary
+
+HIDDEN = """\
+from solution import add
+
+
+def test_small():
+    assert add(2, 3) == 5
+
+
+def test_negative():
+    assert add(-4, 1) == -3
+"""
+
+
+def task_set(root: Path, names: tuple[str, ...] = ("01_add", "02_add_again")) -> Path:
+    for name in names:
+        folder = root / name
+        folder.mkdir(parents=True)
+        (folder / "task.txt").write_text(f"Write add(a, b) returning the sum. ({name})\n")
+        (folder / "test_hidden.py").write_text(HIDDEN)
+    return root
+
+
+def fake_context(fake: FakeOpenAI, **overrides: object) -> Context:
+    roles = ("researcher", "coder", "auditor", "summarizer")
+    return Context(
+        base_url=fake.base_url,
+        fallback_model=None,
+        lease_models=False,
+        **{f"{role}_model": "fake-model" for role in roles},  # type: ignore[arg-type]
+        **overrides,  # type: ignore[arg-type]
+    )
+
+
+def test_load_tasks_reads_the_set_in_order_and_filters(tmp_path: Path) -> None:
+    root = task_set(tmp_path / "set", ("02_b", "01_a", "03_c"))
+    assert [t.name for t in evaluate.load_tasks(root)] == ["01_a", "02_b", "03_c"]
+    assert [t.name for t in evaluate.load_tasks(root, limit=2)] == ["01_a", "02_b"]
+    assert [t.name for t in evaluate.load_tasks(root, only=["03_c"])] == ["03_c"]
+    first = evaluate.load_tasks(root)[0]
+    assert first.statement.startswith("Write add(a, b)") and "def test_small" in first.hidden_tests
+
+
+@pytest.mark.parametrize(
+    ("setup", "message"),
+    [
+        (lambda root: None, "is not a directory"),
+        (lambda root: root.mkdir(), "holds no task directories"),
+        (lambda root: (root / "01_x").mkdir(parents=True), "needs both task.txt"),
+    ],
+)
+def test_load_tasks_says_what_is_wrong(tmp_path: Path, setup: object, message: str) -> None:
+    root = tmp_path / "set"
+    setup(root)  # type: ignore[operator]
+    with pytest.raises(evaluate.TaskSetError, match=message):
+        evaluate.load_tasks(root)
+
+
+def test_load_tasks_rejects_bad_filters_and_empty_statements(tmp_path: Path) -> None:
+    root = task_set(tmp_path / "set")
+    with pytest.raises(evaluate.TaskSetError, match="unknown tasks"):
+        evaluate.load_tasks(root, only=["nope"])
+    with pytest.raises(evaluate.TaskSetError, match="at least 1"):
+        evaluate.load_tasks(root, limit=0)
+    (root / "01_add" / "task.txt").write_text("   \n")
+    with pytest.raises(evaluate.TaskSetError, match="the task is empty"):
+        evaluate.load_tasks(root)
+
+
+def test_the_shipped_task_set_loads() -> None:
+    tasks = evaluate.load_tasks(evaluate.DEFAULT_TASKS)
+    assert len(tasks) >= 25
+    assert all("from solution import" in t.hidden_tests for t in tasks)
+
+
+def test_grade_runs_the_hidden_tests_in_the_sandbox() -> None:
+    assert evaluate.grade(GOOD_CODE, HIDDEN) == evaluate.Grade(True, 2, 0, "")
+    wrong = evaluate.grade(BAD_CODE, HIDDEN)
+    assert (wrong.solved, wrong.passed, wrong.failed) == (False, 0, 2)
+    assert "FAIL" in wrong.detail
+    assert evaluate.grade("", HIDDEN).detail == "no solution.py"
+    hostile = "import os\nos.system('echo pwned > /work/../../tmp/x')\n" + GOOD_CODE
+    assert evaluate.grade(hostile, HIDDEN).solved  # it runs, but only inside the sandbox
+
+
+async def test_both_arms_are_graded_and_summarized(tmp_path: Path, fake_openai: FakeOpenAI) -> None:
+    tasks = evaluate.load_tasks(task_set(tmp_path / "set"))
+    # swarm arm: each run approves GOOD_CODE, except that 02's first coder answer is cut off
+    # (a retry with a larger budget follows: not schema-valid on the first try)
+    fake_openai.script(brief(), summary(), *round_steps(GOOD_CODE))
+    fake_openai.script(brief(), summary(), code(GOOD_CODE, finish_reason="length"))
+    fake_openai.script(*round_steps(GOOD_CODE))
+    # direct arm: 01 right, 02 wrong
+    fake_openai.script(code(GOOD_CODE, contains="(01_add)"), code(BAD_CODE, contains="(02_add"))
+    seen: list[tuple[str, str, bool]] = []
+    results = await evaluate.evaluate(
+        tasks,
+        fake_context(fake_openai, max_revisions=0),
+        evaluate.EvalOptions(concurrency=1),
+        progress=lambda arm, name, result: seen.append((arm, name, result.solved)),
+    )
+    summary_ = results["summary"]
+    assert summary_["tasks"] == 2
+    assert summary_["swarm"]["solved"] == 2 and summary_["swarm"]["solved_share"] == 1.0
+    assert summary_["direct"]["solved"] == 1 and summary_["direct"]["solved_share"] == 0.5
+    assert summary_["swarm"]["calls"] == 12  # 6 calls per run
+    assert summary_["swarm"]["first_try_valid_share"] == round(11 / 12, 3)
+    assert summary_["direct"]["first_try_valid_share"] == 1.0
+    assert seen == [
+        ("swarm", "01_add", True),
+        ("swarm", "02_add_again", True),
+        ("direct", "01_add", True),
+        ("direct", "02_add_again", False),
+    ]
+    row = results["tasks"][1]
+    assert row["task"] == "02_add_again"
+    assert row["direct"]["hidden_failed"] == 2 and "FAIL" in row["direct"]["grading"]
+    assert row["swarm"]["outcome"] == "approved"
+    # the direct arm is one call: the coder's system prompt and the bare task, no brief
+    direct = [b for b in fake_openai.requests() if "(02_add_again)" in json.dumps(b)][-1]
+    assert direct["messages"][0]["content"].startswith("You are the coder")
+    assert direct["messages"][1]["content"].startswith("Task:\nWrite add(a, b)")
+
+
+async def test_a_direct_answer_that_is_cut_off_counts_as_invalid_and_unsolved(
+    tmp_path: Path, fake_openai: FakeOpenAI
+) -> None:
+    tasks = evaluate.load_tasks(task_set(tmp_path / "set", ("01_add",)))
+    fake_openai.script(code(GOOD_CODE, finish_reason="length"), code(GOOD_CODE))
+    results = await evaluate.evaluate(
+        tasks, fake_context(fake_openai), evaluate.EvalOptions(arms=("direct",))
+    )
+    direct = results["summary"]["direct"]
+    assert (direct["solved"], direct["first_try_valid_share"]) == (0, 0.0)
+    assert direct["outcomes"] == {"invalid": 1}
+    assert len(fake_openai.requests()) == 1  # no retry, no fallback
+
+
+def test_eval_command_prints_the_summary_and_writes_json(
+    tmp_path: Path,
+    fake_openai: FakeOpenAI,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("EDGESWARM_STATE_DIR", str(tmp_path / "state"))
+    root = task_set(tmp_path / "set", ("01_add",))
+    fake_openai.script(brief(), summary(), *round_steps(GOOD_CODE), code(BAD_CODE))
+    out = tmp_path / "out" / "eval.json"
+    args = ["eval", "--tasks", str(root), "--base-url", fake_openai.base_url]
+    args += ["--model", "fake-model", "--max-revisions", "0", "--out", str(out)]
+    assert main(args) == EXIT_OK
+    captured = capsys.readouterr()
+    assert "swarm  solved 1/1 (100%)" in captured.out
+    assert "direct solved 0/1 (0%)" in captured.out
+    assert "[direct] 01_add: not solved" in captured.err
+    saved = json.loads(out.read_text())
+    assert saved["summary"]["swarm"]["solved"] == 1 and saved["max_revisions"] == 0
+    assert saved["models"]["coder"] == "fake-model"
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--tasks", "/nonexistent/tasks"], "is not a directory"),
+        (["--arms", "swarm,oracle"], "--arms takes swarm, direct or both"),
+        (["--concurrency", "0"], "--concurrency must be at least 1"),
+        (["--only", "99_nope"], "unknown tasks"),
+    ],
+)
+def test_eval_command_rejects_bad_input_with_exit_2(
+    extra: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["eval", "--base-url", "http://127.0.0.1:9/v1", *extra]) == EXIT_USAGE
+    assert message in capsys.readouterr().err
