@@ -14,7 +14,7 @@ DEMO_DB := data/shop.db
 DEMO_OUT ?= demo-out
 PYTEST_ARGS ?=
 
-.PHONY: help install sysdeps models models-all demo test unit integration bench lint format clean studio
+.PHONY: help install sysdeps models models-all demo test unit integration bench eval lint format clean studio
 
 help: ## show the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -64,9 +64,13 @@ unit: install ## unit tests only (no network, no model server)
 integration: install models-all ## integration tests only
 	$(BIN)/pytest -q -m integration $(PYTEST_ARGS)
 
-bench: install models ## the gateway benchmark: bench/results/<date>-<host>-gateway.{json,md} (~6 min on 2 idle cores; BENCH_ARGS=--quick)
+bench: install models ## every benchmark vs its baseline: bench/results/<date>-<host>.{json,md,png} (BENCH_ARGS=--quick or --parts a,b)
 	$(BIN)/edgeswarm models pull smollm2-135m-instruct-fp32
-	$(PY) -m bench.gateway_bench $(BENCH_ARGS)
+	$(PY) -m bench.suite $(BENCH_ARGS)
+
+EVAL_ARGS ?= --concurrency 8 --max-revisions 1
+eval: install models ## the whole task set's hidden tests: the swarm vs one direct coder call (hours on 2 cores)
+	$(BIN)/edgeswarm eval --out bench/results/$$(date +%F)-$$(hostname)-eval.json $(EVAL_ARGS)
 
 lint: $(STAMP) ## ruff and mypy --strict
 	$(BIN)/ruff check .

@@ -1,7 +1,8 @@
 """The gateway benchmark's three measurements; each returns plain data for the results file.
 
-1. :func:`throughput`: 8 concurrent chat requests straight to one vLLM CPU server and through a
-   gateway in front of that same server (a ``remote`` model), alternating, medians and ratio.
+1. :func:`throughput`: N = 1, 2, 4, 8 concurrent chat requests straight to one vLLM CPU server
+   and through a gateway in front of that same server (a ``remote`` model), alternating,
+   medians and ratio per N.
 2. :func:`mixed_workload`: one mixed 3-model schedule replayed under the ``grouped`` policy and
    under the naive ``fifo-mutex`` one, with fake backends and a budget that fits one model.
 3. :func:`swap_latency_vllm`, :func:`swap_latency_fake`: requests alternating between two
@@ -64,17 +65,17 @@ SWAP_STEPS = {"drain", "unload", "sleep", "load_end", "wake", "load_failed", "wa
 
 @dataclass(frozen=True)
 class ThroughputSizes:
-    """Part 1's knobs."""
+    """Part 1's knobs: concurrency levels, answer length, repetitions."""
 
-    concurrency: int = 8
-    max_tokens: int = 128
-    reps: int = 5
+    levels: tuple[int, ...] = (1, 2, 4, 8)
+    max_tokens: int = 32
+    reps: int = 2
     max_model_len: int = 2048
     kvcache_gib: int = 1
 
 
 def throughput(sizes: ThroughputSizes, work: Workspace, port_for: PortFor) -> dict[str, Any]:
-    """Tokens/s of ``concurrency`` requests direct to vLLM vs through a gateway to it."""
+    """Tokens/s of N concurrent requests direct to vLLM vs through a gateway to it, per N."""
     with vllm_server(
         SMALL,
         work,
@@ -88,7 +89,18 @@ def throughput(sizes: ThroughputSizes, work: Workspace, port_for: PortFor) -> di
         with gateway(config, work.file("logs/gateway-throughput.log"), port_for) as gw:
             targets = {"direct": server.base_url, "gateway": gw.api_base}
             runs, ignore_eos = asyncio.run(_throughput_runs(sizes, targets))
-    return {"sizes": asdict(sizes), "ignore_eos": ignore_eos, **_throughput_summary(runs, sizes)}
+    levels = {
+        str(n): _throughput_summary([r for r in runs if r["n"] == n], n * sizes.max_tokens)
+        for n in sizes.levels
+    }
+    ratios = [level["ratio"] for level in levels.values() if level["ratio"] is not None]
+    return {
+        "sizes": asdict(sizes),
+        "ignore_eos": ignore_eos,
+        "levels": levels,
+        "ratio_min": min(ratios) if ratios else None,
+        "target": 0.9,
+    }
 
 
 async def _throughput_runs(
@@ -97,18 +109,19 @@ async def _throughput_runs(
     async with client() as http:
         ignore_eos = await _accepts_ignore_eos(http, targets["direct"])
         extra = {"ignore_eos": True} if ignore_eos else {}
-        bodies = [
-            chat_body(SMALL, PROMPTS[i % len(PROMPTS)], sizes.max_tokens, **extra)
-            for i in range(sizes.concurrency)
-        ]
-        for api_base in targets.values():  # warm-up: caches, connections, the gateway's pool
-            _check(await burst(http, api_base, bodies), "warm-up")
         runs = []
-        for rep in range(sizes.reps):
-            order = ("direct", "gateway") if rep % 2 == 0 else ("gateway", "direct")
-            for arm in order:
-                result = _check(await burst(http, targets[arm], bodies), arm)
-                runs.append(_run_record(arm, rep, result))
+        for n in sizes.levels:
+            bodies = [
+                chat_body(SMALL, PROMPTS[i % len(PROMPTS)], sizes.max_tokens, **extra)
+                for i in range(n)
+            ]
+            for api_base in targets.values():  # warm-up: caches, connections, the gateway's pool
+                _check(await burst(http, api_base, bodies), "warm-up")
+            for rep in range(sizes.reps):
+                order = ("direct", "gateway") if rep % 2 == 0 else ("gateway", "direct")
+                for arm in order:
+                    result = _check(await burst(http, targets[arm], bodies), arm)
+                    runs.append({"n": n, **_run_record(arm, rep, result)})
     return runs, ignore_eos
 
 
@@ -137,13 +150,12 @@ def _run_record(arm: str, rep: int, result: Burst) -> dict[str, Any]:
     }
 
 
-def _throughput_summary(runs: list[dict[str, Any]], sizes: ThroughputSizes) -> dict[str, Any]:
+def _throughput_summary(runs: list[dict[str, Any]], expected: int) -> dict[str, Any]:
     rate = {
         arm: [r["tokens_per_s"] for r in runs if r["arm"] == arm] for arm in ("direct", "gateway")
     }
     direct, through = median(rate["direct"]), median(rate["gateway"])
     paired = [g / d for d, g in zip(rate["direct"], rate["gateway"], strict=True) if d > 0]
-    expected = sizes.concurrency * sizes.max_tokens
     return {
         "runs": runs,
         "direct_tokens_per_s_median": round(direct, 3),
@@ -152,7 +164,6 @@ def _throughput_summary(runs: list[dict[str, Any]], sizes: ThroughputSizes) -> d
         "paired_ratios": [round(p, 4) for p in paired],
         "paired_ratio_median": round(median(paired), 4) if paired else None,
         "every_request_full_length": all(r["completion_tokens"] == expected for r in runs),
-        "target": 0.9,
     }
 
 
@@ -252,7 +263,7 @@ async def _replay(api_base: str, schedule: list[Any], body: dict[str, Any]) -> l
 class SwapSizes:
     """Part 3's knobs: how many alternating requests per backend kind."""
 
-    vllm_requests: int = 5
+    vllm_requests: int = 3
     fake_requests: int = 8
     fake: FakeSpec = field(default_factory=FakeSpec)
     max_model_len: int = 2048

@@ -1,7 +1,7 @@
-"""The gateway benchmark's outputs: machine facts, the results JSON, a markdown summary.
+"""The benchmark's outputs: machine facts, the results JSON, a markdown summary, PNG plots.
 
-Also a table on stdout and, when matplotlib is installed, PNG plots (skipped with a note
-otherwise: matplotlib is not a dependency).
+Also a table on stdout. Plots need matplotlib (the ``bench`` extra, which ``make`` installs);
+without it they are skipped with a note.
 """
 
 from __future__ import annotations
@@ -83,9 +83,15 @@ def summary_rows(results: dict[str, Any]) -> list[list[str]]:
     parts = results.get("parts", {})
     rows: list[list[str]] = []
     rows += _throughput_rows(parts.get("throughput"))
+    rows += _swarm_rows(parts.get("swarm-batching"))
     rows += _mixed_rows(parts.get("mixed"))
     for name in ("swap-vllm", "swap-fake"):
         rows += _swap_rows(parts.get(name))
+    rows += _prefix_rows(parts.get("prefix"))
+    rows += _guided_rows(parts.get("guided"))
+    rows += _overhead_rows(parts.get("overhead"), parts.get("swarm-batching"))
+    rows += _pruning_rows(parts.get("pruning"))
+    rows += _eval_rows(parts.get("eval"))
     return rows
 
 
@@ -96,29 +102,39 @@ def _error_row(name: str, part: dict[str, Any]) -> list[list[str]]:
 def _throughput_rows(part: dict[str, Any] | None) -> list[list[str]]:
     if not part:
         return []
-    if "ratio" not in part:
-        return _error_row("1. throughput", part)
-    n = f"{part['sizes']['concurrency']} x {part['sizes']['max_tokens']} tok"
-    return [
-        [
-            "1. throughput",
-            "direct vLLM",
-            _fmt(part["direct_tokens_per_s_median"], 1),
-            f"tok/s, median, {n}",
-        ],
-        [
-            "1. throughput",
-            "via gateway",
-            _fmt(part["gateway_tokens_per_s_median"], 1),
-            "tok/s, median",
-        ],
-        [
-            "1. throughput",
-            "ratio gateway/direct",
-            _fmt(part["ratio"], 3),
-            f"target >= 0.9; paired median {_fmt(part['paired_ratio_median'], 3)}",
-        ],
-    ]
+    if "levels" not in part:
+        return _error_row("1. raw requests", part)
+    rows = []
+    for n, level in part["levels"].items():
+        rows.append(
+            [
+                f"1. raw requests, N={n}",
+                "gateway / direct",
+                _fmt(level["ratio"], 3),
+                f"{_fmt(level['gateway_tokens_per_s_median'], 1)} vs "
+                f"{_fmt(level['direct_tokens_per_s_median'], 1)} tok/s (medians); target >= 0.9",
+            ]
+        )
+    return rows
+
+
+def _swarm_rows(part: dict[str, Any] | None) -> list[list[str]]:
+    if not part:
+        return []
+    if "levels" not in part:
+        return _error_row("1. swarm runs", part)
+    rows = []
+    for n, level in part["levels"].items():
+        rows.append(
+            [
+                f"1. swarm runs, N={n}",
+                "gateway / direct",
+                _fmt(level["ratio_runs_per_min"], 3),
+                f"{_fmt(level['gateway_runs_per_min'])} vs {_fmt(level['direct_runs_per_min'])} "
+                f"runs/min; tok/s ratio {_fmt(level['ratio_tokens_per_s'], 3)}",
+            ]
+        )
+    return rows
 
 
 def _mixed_rows(part: dict[str, Any] | None) -> list[list[str]]:
@@ -163,6 +179,126 @@ def _swap_rows(part: dict[str, Any] | None) -> list[list[str]]:
     return rows
 
 
+def _prefix_rows(part: dict[str, Any] | None) -> list[list[str]]:
+    if not part:
+        return []
+    if "layouts" not in part:
+        return _error_row("4. prefix cache", part)
+    rows = []
+    for layout, data in part["layouts"].items():
+        single, many = data["single_run"], data["concurrent_runs"]
+        rows.append(
+            [
+                "4. prefix-cache hit rate",
+                layout,
+                f"{_pct(single['hit_rate'])} / {_pct(many['hit_rate'])}",
+                f"one run / {part['sizes']['concurrent']} concurrent runs "
+                f"({many['hit_tokens']} of {many['queried_tokens']} tokens)",
+            ]
+        )
+    return rows
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.1f}%"
+
+
+def _guided_rows(part: dict[str, Any] | None) -> list[list[str]]:
+    if not part:
+        return []
+    if "schemas" not in part:
+        return _error_row("5. guided decoding", part)
+    rows = []
+    for name, data in part["schemas"].items():
+        rows.append(
+            [
+                "5. guided / free tok/s",
+                name,
+                _fmt(data["ratio_guided_over_free"], 3),
+                f"{_fmt(data['guided_tokens_per_s'], 1)} vs {_fmt(data['free_tokens_per_s'], 1)} "
+                "tok/s, same length",
+            ]
+        )
+    return rows
+
+
+def _overhead_rows(part: dict[str, Any] | None, swarm: dict[str, Any] | None) -> list[list[str]]:
+    rows = []
+    if part and "arms" in part:
+        for arm, data in part["arms"].items():
+            rows.append(
+                [
+                    "6. orchestration",
+                    f"{arm}, instant model",
+                    f"{_fmt(data['ms_per_node_without_sandbox'], 1)} ms/node",
+                    f"{_fmt(data['ms_per_run_median'], 0)} ms/run of {data['nodes_per_run']} "
+                    f"nodes, sandboxed tests {_fmt(data['sandbox_ms_median'], 0)} ms of it",
+                ]
+            )
+        rows.append(
+            [
+                "6. orchestration",
+                "gateway + hook",
+                f"{_fmt(part['gateway_ms_per_call'], 1)} ms/call",
+                "extra per model call through the gateway (lease + proxy)",
+            ]
+        )
+    elif part:
+        rows += _error_row("6. orchestration", part)
+    if swarm and swarm.get("not_llm_share_single_run") is not None:
+        rows.append(
+            [
+                "6. orchestration",
+                "real run, not model time",
+                _pct(swarm["not_llm_share_single_run"]),
+                "share of a single swarm run's wall time outside model calls (part 1, N=1)",
+            ]
+        )
+    return rows
+
+
+def _pruning_rows(part: dict[str, Any] | None) -> list[list[str]]:
+    if not part:
+        return []
+    if "growth" not in part:
+        return _error_row("7. context pruning", part)
+    rows = []
+    for mode, data in part["growth"].items():
+        rows.append(
+            [
+                "7. prompt tokens",
+                mode,
+                f"coder {data['coder_first']} -> {data['coder_last']}",
+                f"revision 0 -> {part['sizes']['revisions']}; all calls "
+                f"{data['total_prompt_tokens']}, largest {data['max_prompt_tokens']}",
+            ]
+        )
+    return rows
+
+
+def _eval_rows(part: dict[str, Any] | None) -> list[list[str]]:
+    if not part:
+        return []
+    if "summary" not in part:
+        return _error_row("8. effectiveness", part)
+    summary = part["summary"]
+    rows = []
+    for arm in ("swarm", "direct"):
+        if arm not in summary:
+            continue
+        data = summary[arm]
+        rows.append(
+            [
+                "8. tasks solved (hidden tests)",
+                arm,
+                f"{data['solved']}/{summary['tasks']} ({_pct(data['solved_share'])})",
+                f"schema-valid on the first try: {_pct(data['first_try_valid_share'])} of "
+                f"{data['calls']} calls; {_fmt(data['wall_s'], 0)} s",
+            ]
+        )
+    return rows
+
+
 def text_table(rows: list[list[str]]) -> str:
     """Rows as an aligned plain-text table with a header."""
     table = [["measurement", "arm", "value", "note"], *rows]
@@ -176,7 +312,7 @@ def markdown(results: dict[str, Any]) -> str:
     """The markdown summary: what ran where, and the table."""
     host, ver = results["machine"], results["versions"]
     lines = [
-        f"# Gateway benchmark, {results['date']}, {host['hostname']}",
+        f"# edgeswarm benchmark, {results['date']}, {host['hostname']}",
         "",
         f"- command: `{results['command']}`",
         f"- machine: {host['cpu_model']}, {host['cores_usable']} usable cores, "
@@ -205,27 +341,10 @@ def write_outputs(results: dict[str, Any], out_dir: Path, stem: str) -> list[Pat
 
 
 def write_plots(results: dict[str, Any], out_dir: Path, stem: str) -> list[Path]:
-    """PNG plots of the mixed workload's latencies; skipped with a note without matplotlib."""
+    """PNG plots of the parts that ran; skipped with a note without matplotlib."""
     try:
-        import matplotlib  # type: ignore[import-not-found, unused-ignore]
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt  # type: ignore[import-not-found, unused-ignore]
+        from bench import plots
     except ImportError:
         results.setdefault("notes", []).append("matplotlib is not installed: plots skipped")
         return []
-    mixed = results.get("parts", {}).get("mixed", {})
-    if "runs" not in mixed:
-        return []
-    figure, axis = plt.subplots(figsize=(7, 4))
-    for policy, run in mixed["runs"].items():
-        done = [o for o in run["outcomes"] if o["status"] == 200]
-        axis.scatter([o["due_s"] for o in done], [o["latency_s"] for o in done], s=10, label=policy)
-    axis.set_xlabel("arrival (s)")
-    axis.set_ylabel("latency (s)")
-    axis.set_title("mixed 3-model workload (fake backend)")
-    axis.legend()
-    path = out_dir / f"{stem}-mixed-latency.png"
-    figure.savefig(path, dpi=120, bbox_inches="tight")
-    plt.close(figure)
-    return [path]
+    return plots.write_all(results.get("parts", {}), out_dir, stem)

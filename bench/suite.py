@@ -1,21 +1,25 @@
-"""The model gateway's benchmark (``make bench``): ``python -m bench.gateway_bench [--quick]``.
+"""edgeswarm's benchmark (``make bench``): ``python -m bench.suite [--quick] [--parts ...]``.
 
-Measures, as ratios from one run (ours and the baseline always in the same invocation):
+Every figure is a ratio or a distribution against a baseline measured in the same invocation:
 
-1. ``throughput``: completion tokens/s of 8 concurrent chat requests (temperature 0, fixed
-   ``max_tokens``, ``ignore_eos``) through the gateway vs directly to the same vLLM CPU server
-   (SmolLM2-135M); the arms alternate, 3 times each, medians and their ratio (target >= 0.9).
-2. ``mixed``: one mixed 3-model schedule (60 requests, fake backends with a 2 s load, a budget
-   that fits one model) under the ``grouped`` scheduler and under the naive ``fifo-mutex``
-   (one request at a time, FIFO eviction): total time, swaps, p50/p95 latency.
-3. ``swap-vllm``: stop/start swap latency of real vLLM CPU servers (SmolLM2-135M bf16 and fp32,
-   budget fits one, requests alternate); ``swap-fake``: sleep/wake and stop/start swaps with
-   the fake backend (vLLM's sleep mode needs CUDA): fake-backend numbers.
+1. ``throughput``: N = 1, 2, 4, 8 concurrent chat requests through the gateway vs directly to
+   the same vLLM CPU server (SmolLM2-135M), tokens/s; ``swarm-batching``: N concurrent swarm
+   runs, runs/min and tokens/s, same two arms (target: the gateway keeps >= 0.9 at every N).
+2. ``mixed``: one mixed 3-model schedule under the ``grouped`` scheduler vs the naive
+   ``fifo-mutex`` (one request at a time, FIFO eviction): total time, swaps, p50/p95.
+3. ``swap-vllm`` / ``swap-fake``: swap latency per backend kind.
+4. ``prefix``: vLLM's prefix-cache hit rate over one swarm run and over 10 concurrent runs,
+   stable-first prompt layout vs variable-first.
+5. ``guided``: tokens/s of the agents' schema-guided answers vs unconstrained ones of the same
+   length.
+6. ``overhead``: milliseconds per node of graph + lease hook (+ gateway) with an instant fake
+   model; the share of a real run that is not model time comes from ``swarm-batching``.
+7. ``pruning``: prompt tokens per node over 0-3 revisions with and without the summarizers.
+8. ``eval``: the task set's hidden tests: swarm vs one direct coder call (``edgeswarm eval``).
 
-Writes ``<out>/<date>-<host>-gateway.json`` (every raw number, the command, the machine and the
-versions) and ``.md`` (a table), prints the table; ``--quick`` runs smaller sizes
-(``-gateway-quick`` files). Every server and gateway it starts is stopped on exit, error or
-Ctrl-C.
+Writes ``<out>/<date>-<host>.json`` (every raw number, the command, the machine, the versions),
+``.md`` (the table) and PNG plots, and prints the table; ``--quick`` runs smaller sizes
+(``-quick`` files). Every server and gateway it starts is stopped on exit, error or Ctrl-C.
 """
 
 from __future__ import annotations
@@ -30,9 +34,11 @@ import tempfile
 import time
 import traceback
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bench import swarm_parts as sp
 from bench.harness import FakeSpec, PortFor, Workspace
 from bench.parts import (
     SMALL,
@@ -46,24 +52,48 @@ from bench.parts import (
     throughput,
 )
 from bench.report import machine, summary_rows, text_table, versions, write_outputs
+from graphs.context import CODER_DEFAULT
 from runtime.logs import configure_logging
 from runtime.process import free_port
 from runtime.settings import Device, LogFormat, load_settings
 from runtime.vllm import VLLMNotInstalledError, detect_device
 
-PARTS = ("throughput", "mixed", "swap-fake", "swap-vllm")
-NEEDS_VLLM = {"throughput": (SMALL,), "swap-vllm": (SMALL, SMALL_FP32)}
+PARTS = (
+    "throughput",
+    "swarm-batching",
+    "mixed",
+    "swap-fake",
+    "swap-vllm",
+    "prefix",
+    "guided",
+    "overhead",
+    "pruning",
+    "eval",
+)
+NEEDS_VLLM = {
+    "throughput": (SMALL,),
+    "swarm-batching": (SMALL,),
+    "swap-vllm": (SMALL, SMALL_FP32),
+    "prefix": (SMALL,),
+    "guided": (SMALL,),
+    "eval": (CODER_DEFAULT, SMALL),
+}
+NEEDS_FILES = {"pruning": (SMALL,)}  # its tokenizer only
 NOTES = [
     "1: the gateway serves the vLLM server as a `remote` model, so both arms hit the very same "
     "server process (same weights, KV cache, warm state) and the ratio isolates the gateway's "
     "proxy overhead (parsing, admission, relaying; its CPU competes with vLLM's on this machine)."
     " A `vllm` backend would start a second server and mix server variance into the ratio.",
-    "1: 128 tokens per request (ignore_eos, so every answer has exactly that many) make each "
-    "timed burst last a few seconds; 5 alternating repetitions, the order flipped every time.",
-    "1: throughput = completion tokens of all concurrent requests / wall time from the first "
-    "send to the last answer; `paired` ratios compare each gateway run with its neighbour.",
+    "1: raw requests: 32 tokens each (ignore_eos), 2 alternating repetitions per N, the "
+    "order flipped every time; throughput = completion tokens / wall time of the burst.",
+    "1: swarm runs: every role on SmolLM2-135M (one server serves one model), no revisions, "
+    "tasks = the first N of bench/tasks; one burst per arm and N, the arm order flipped per N. "
+    "Runs are not identical across arms (batching changes float rounding), so tokens differ "
+    "slightly; runs/min and tokens/s are both given. Completion budgets per role are capped "
+    "(researcher and coder 256 tokens, summarizer and auditors 128, one retry at 1.75x): a "
+    "cut-off answer can end a run early, the same way in both arms.",
     "2: 60 requests, Poisson arrivals over about 8 s (seed 4), each for one of 3 fake models "
-    "(2 s load, 600 MB, 32 tokens at 128 tokens/s); budget 900 MB (one model); the shipped "
+    "(1 s load, 600 MB, 32 tokens at 128 tokens/s); budget 900 MB (one model); the shipped "
     "scheduling defaults (max_wait_s 10, linger_s 2); the policies run back to back.",
     "2: latency = last byte - scheduled arrival; swaps = loads counted by the gateway "
     "(/running), the first cold load included. The fake backend batches perfectly (it sleeps), "
@@ -72,58 +102,111 @@ NOTES = [
     "3: step durations are the gateway's own `load_end`/`wake` and `unload`/`sleep`/`drain` "
     "log events; a swap = drain + unload/sleep + load/wake, the first (cold) load excluded. "
     "Loads are timed from process start to a healthy /health, polled every 0.5 s.",
+    "4: hit rate = hit tokens / queried tokens from vLLM's `vllm:prefix_cache_*_total` "
+    "counters, read before and after; a fresh server (empty cache) per layout; SmolLM2 for "
+    "every role. `variable_first` puts the run's text before the role's instructions.",
+    "5: each agent schema's real prompt, 4 concurrent identical requests (temperature 0, at "
+    "most 128 tokens); the unconstrained arm asks for exactly the guided answers' median "
+    "length (ignore_eos). A short warm-up request per schema (grammar compilation) is not "
+    "counted.",
+    "6: the scripted fake OpenAI server answers at once; a run = 9 graph nodes, 7 model calls "
+    "and one sandboxed test run, whose time is shown apart. The not-model share of real runs "
+    "comes from part 1's single swarm runs: 1 - (model-call time on the critical path) / wall.",
+    "7: scripted fake answers (the code fails its checks for 3 rounds), real prompts built by "
+    "the real nodes, counted with SmolLM2's tokenizer (message contents, no chat template).",
+    "8: the first 3 tasks only, no revisions (Qwen2.5-Coder-0.5B writes about 8 tokens/s in "
+    "all on 2 cores: the whole set of 33 takes hours there); `make eval` (`edgeswarm eval`) "
+    "runs the whole set. "
+    "The default role models (Qwen2.5-Coder-0.5B: researcher, summarizer, coder; "
+    "SmolLM2-135M: auditors, fallback) behind the embedded gateway; the direct arm = one "
+    "call of the coder model with the coder's system prompt, the bare task and the coder's "
+    "budget. Solved = every hidden test passes in the sandbox.",
 ]
 
 
-def sizes_for(quick: bool) -> tuple[ThroughputSizes, MixedSizes, SwapSizes]:
-    """The full or the quick sizes of the three parts."""
+@dataclass(frozen=True)
+class Sizes:
+    """The sizes of every part."""
+
+    throughput: ThroughputSizes = field(default_factory=ThroughputSizes)
+    swarm: sp.SwarmBatchSizes = field(default_factory=sp.SwarmBatchSizes)
+    mixed: MixedSizes = field(default_factory=lambda: MixedSizes(fake=FakeSpec(load_time_s=1.0)))
+    swap: SwapSizes = field(default_factory=SwapSizes)
+    prefix: sp.PrefixSizes = field(default_factory=sp.PrefixSizes)
+    guided: sp.GuidedSizes = field(default_factory=sp.GuidedSizes)
+    overhead: sp.OverheadSizes = field(default_factory=sp.OverheadSizes)
+    pruning: sp.PruningSizes = field(default_factory=sp.PruningSizes)
+    eval: sp.EffectivenessSizes = field(default_factory=sp.EffectivenessSizes)
+
+
+def sizes_for(quick: bool) -> Sizes:
+    """The full or the quick sizes."""
     if not quick:
-        return ThroughputSizes(), MixedSizes(), SwapSizes()
-    fake = FakeSpec(load_time_s=1.0)
-    return (
-        ThroughputSizes(max_tokens=64, reps=3),
-        MixedSizes(requests=24, window_s=4.0, fake=fake),
-        SwapSizes(vllm_requests=3, fake_requests=4, fake=fake),
+        return Sizes()
+    fake = FakeSpec(load_time_s=0.5)
+    return Sizes(
+        throughput=ThroughputSizes(levels=(1, 4), max_tokens=32, reps=1),
+        swarm=sp.SwarmBatchSizes(levels=(1, 2)),
+        mixed=MixedSizes(requests=24, window_s=4.0, fake=fake),
+        swap=SwapSizes(vllm_requests=3, fake_requests=4, fake=fake),
+        prefix=sp.PrefixSizes(concurrent=2),
+        guided=sp.GuidedSizes(concurrency=2, max_tokens_cap=32),
+        overhead=sp.OverheadSizes(runs=3),
+        pruning=sp.PruningSizes(revisions=2),
+        eval=sp.EffectivenessSizes(limit=1, concurrency=1),
     )
 
 
-def _vllm_missing(part: str, models_dir: Path) -> str | None:
-    """Why a real-vLLM part cannot run here, or None."""
-    try:
-        device = detect_device(Device.AUTO)
-    except VLLMNotInstalledError as err:
-        return str(err)
-    if device is not Device.CPU:
-        return f"written for the vLLM CPU build; the installed build is {device}"
-    for name in NEEDS_VLLM.get(part, ()):
+def _missing(part: str, models_dir: Path) -> str | None:
+    """Why a part cannot run here (no vLLM CPU build, a model not pulled), or None."""
+    if part in NEEDS_VLLM:
+        try:
+            device = detect_device(Device.AUTO)
+        except VLLMNotInstalledError as err:
+            return str(err)
+        if device is not Device.CPU:
+            return f"written for the vLLM CPU build; the installed build is {device}"
+    for name in (*NEEDS_VLLM.get(part, ()), *NEEDS_FILES.get(part, ())):
         if not (models_dir / name / "config.json").is_file():
             return f"{name} is not pulled: run `.venv/bin/edgeswarm models pull {name}`"
     return None
 
 
 def run_parts(
-    parts: Sequence[str], quick: bool, work: Workspace, port_for: PortFor = free_port
+    parts: Sequence[str], sizes: Sizes, work: Workspace, port_for: PortFor = free_port
 ) -> dict[str, Any]:
     """Run the chosen parts in order; a failing part is recorded and the others still run."""
-    one, two, three = sizes_for(quick)
     runners: dict[str, Callable[[], dict[str, Any]]] = {
-        "throughput": lambda: throughput(one, work, port_for),
-        "mixed": lambda: mixed_workload(two, work, port_for),
-        "swap-fake": lambda: swap_latency_fake(three, work, port_for),
-        "swap-vllm": lambda: swap_latency_vllm(three, work, port_for),
+        "throughput": lambda: throughput(sizes.throughput, work, port_for),
+        "swarm-batching": lambda: sp.swarm_batching(sizes.swarm, work, port_for),
+        "mixed": lambda: mixed_workload(sizes.mixed, work, port_for),
+        "swap-fake": lambda: swap_latency_fake(sizes.swap, work, port_for),
+        "swap-vllm": lambda: swap_latency_vllm(sizes.swap, work, port_for),
+        "prefix": lambda: sp.prefix_caching(sizes.prefix, work, port_for),
+        "guided": lambda: sp.guided_cost(sizes.guided, work, port_for),
+        "overhead": lambda: sp.orchestration_overhead(sizes.overhead, work, port_for),
+        "pruning": lambda: sp.context_pruning(sizes.pruning, work, port_for),
+        "eval": lambda: sp.effectiveness(sizes.eval, work, port_for),
     }
     results: dict[str, Any] = {}
-    for part in parts:
+    for index, part in enumerate(parts):
         print(f"== {part} ...", flush=True)
         started = time.monotonic()
-        results[part] = _run_one(part, runners[part], work)
+        try:
+            results[part] = _run_one(part, runners[part], work)
+        except KeyboardInterrupt:
+            # Keep what was measured: the parts done are written, the rest marked.
+            for rest in parts[index:]:
+                results[rest] = {"skipped": "interrupted (Ctrl-C)"}
+            print(f"\n== {part}: interrupted; writing the parts done", flush=True)
+            break
         print(f"== {part}: {time.monotonic() - started:.0f} s", flush=True)
     return results
 
 
 def _run_one(part: str, runner: Callable[[], dict[str, Any]], work: Workspace) -> dict[str, Any]:
     started = time.monotonic()
-    reason = _vllm_missing(part, work.models_dir) if part in NEEDS_VLLM else None
+    reason = _missing(part, work.models_dir)
     if reason is not None:
         return {"skipped": reason}
     try:
@@ -136,14 +219,14 @@ def _run_one(part: str, runner: Callable[[], dict[str, Any]], work: Workspace) -
 
 
 def output_stem(results: dict[str, Any]) -> str:
-    """``<YYYY-MM-DD>-<host>-gateway`` (``-quick`` appended for a quick run)."""
-    stem = f"{results['date']}-{results['machine']['hostname']}-gateway"
+    """``<YYYY-MM-DD>-<host>`` (``-quick`` appended for a quick run)."""
+    stem = f"{results['date']}-{results['machine']['hostname']}"
     return stem + ("-quick" if results["quick"] else "")
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     """The command line."""
-    parser = argparse.ArgumentParser(prog="python -m bench.gateway_bench", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m bench.suite", description=__doc__)
     parser.add_argument("--quick", action="store_true", help="smaller sizes (a rehearsal)")
     parser.add_argument("--out", type=Path, default=Path("bench/results"), help="results dir")
     parser.add_argument(
@@ -170,10 +253,10 @@ def collect(args: argparse.Namespace, work: Workspace) -> dict[str, Any]:
     started = time.monotonic()
     host = machine()
     results: dict[str, Any] = {
-        "benchmark": "gateway",
+        "benchmark": "edgeswarm",
         "date": f"{now:%Y-%m-%d}",
         "started_at": now.isoformat(timespec="seconds"),
-        "command": shlex.join([_python(), "-m", "bench.gateway_bench", *sys.argv[1:]]),
+        "command": shlex.join([_python(), "-m", "bench.suite", *sys.argv[1:]]),
         "quick": args.quick,
         "machine": host,
         "versions": versions(),
@@ -181,14 +264,17 @@ def collect(args: argparse.Namespace, work: Workspace) -> dict[str, Any]:
     }
     if args.quick:
         results["notes"].insert(0, "--quick: smaller sizes than below; see each part's `sizes`.")
-    results["parts"] = run_parts(args.parts, args.quick, work)
+    results["parts"] = run_parts(args.parts, sizes_for(args.quick), work)
     host["loadavg_end"] = [round(x, 2) for x in os.getloadavg()]
     results["wall_s"] = round(time.monotonic() - started, 1)
     return results
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the benchmark; 0 when every part ran, 1 when one failed, 130 on Ctrl-C."""
+    """Run the benchmark; 0 when every part ran, 1 when one failed, 130 on Ctrl-C.
+
+    Ctrl-C during a part stops its processes, then writes the results of the parts done.
+    """
     args = parse_args(argv)
     configure_logging(LogFormat.CONSOLE, "warning")  # the process events would bury the table
     root = Path(tempfile.mkdtemp(prefix="edgeswarm-bench-"))
@@ -198,6 +284,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"\ninterrupted; every process started was stopped; logs in {root}")
         return 130
+    interrupted = any("interrupted" in str(p.get("skipped", "")) for p in results["parts"].values())
     failed = [name for name, part in results["parts"].items() if "error" in part]
     keep = args.keep_logs or bool(failed)
     results["logs"] = str(root) if keep else None
@@ -208,6 +295,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"logs kept in {root}")
     else:
         shutil.rmtree(root, ignore_errors=True)
+    if interrupted:
+        return 130
     return 1 if failed else 0
 
 

@@ -1,7 +1,9 @@
-"""The gateway benchmark's mixed-workload part, tiny, against the fake backend: it cannot rot.
+"""The benchmark's fake-backend parts, tiny, end to end: the bench code cannot rot.
 
-Runs ``bench.parts.mixed_workload`` end to end (two real gateway processes, fake vLLM servers
-started by them) with a handful of requests, then writes the results files.
+Runs the mixed workload (two real gateway processes, fake vLLM servers started by them), the
+orchestration overhead and the context-pruning parts (the scripted fake model, the real graph)
+with a handful of requests, then writes the results files and plots. The vLLM parts have
+their own smoke test in tests/integration/test_bench_vllm.py.
 """
 
 from __future__ import annotations
@@ -11,11 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from bench.gateway_bench import output_stem, parse_args
+from bench import swarm_parts as sp
 from bench.harness import FakeSpec, Workspace
-from bench.parts import MixedSizes, mixed_workload, swap_steps
+from bench.parts import SMALL, MixedSizes, mixed_workload, swap_steps
 from bench.report import summary_rows, text_table, write_outputs
+from bench.suite import output_stem, parse_args
+from graphs.state import NodeMetrics
 from runtime.process import free_port
+from runtime.settings import load_settings
 from tests.conftest import allow_loopback_port
 
 TINY = MixedSizes(
@@ -47,7 +52,7 @@ def test_the_mixed_workload_runs_under_both_policies_and_reports(tmp_path: Path)
 
     results = {
         "date": "2000-01-01",
-        "command": "python -m bench.gateway_bench --parts mixed",
+        "command": "python -m bench.suite --parts mixed",
         "quick": True,
         "machine": {
             "hostname": "smoke",
@@ -62,8 +67,8 @@ def test_the_mixed_workload_runs_under_both_policies_and_reports(tmp_path: Path)
     }
     written = write_outputs(results, tmp_path / "out", output_stem(results))
     assert [p.name for p in written[:2]] == [
-        "2000-01-01-smoke-gateway-quick.json",
-        "2000-01-01-smoke-gateway-quick.md",
+        "2000-01-01-smoke-quick.json",
+        "2000-01-01-smoke-quick.md",
     ]
     assert json.loads(written[0].read_text())["parts"]["mixed"]["runs"]["grouped"]["ok"] == 6
     assert "| 2. mixed 3 models | fifo-mutex |" in written[1].read_text()
@@ -93,3 +98,71 @@ def test_the_command_line_rejects_unknown_parts() -> None:
     with pytest.raises(SystemExit) as exit_:
         parse_args(["--parts", "nope"])
     assert exit_.value.code == 2
+
+
+def test_orchestration_overhead_and_context_pruning_run_on_the_fake_model(tmp_path: Path) -> None:
+    models_dir = load_settings().models_dir.expanduser()
+    if not (models_dir / SMALL / "tokenizer.json").is_file():
+        pytest.skip(f"{SMALL} is not pulled (make test pulls it): its tokenizer counts tokens")
+    work = Workspace(tmp_path / "work", models_dir)
+    overhead = sp.orchestration_overhead(sp.OverheadSizes(runs=2), work, allowed_port)
+    for arm in ("direct", "gateway"):
+        data = overhead["arms"][arm]
+        assert data["nodes_per_run"] == 9 and data["calls_per_run"] == 6
+        assert 0 < data["ms_per_node_without_sandbox"] < data["ms_per_node"]
+    pruning = sp.context_pruning(sp.PruningSizes(revisions=2), work, allowed_port)
+    pruned, unpruned = pruning["modes"]["pruned"], pruning["modes"]["unpruned"]
+    assert [r["revision"] for r in pruned if r["node"] == "coder"] == [0, 1, 2]
+    assert not any(r["node"].startswith("summarize") for r in unpruned)
+    growth = pruning["growth"]
+    assert growth["unpruned"]["coder_last"] > growth["pruned"]["coder_last"]
+    assert growth["unpruned"]["coder_last"] > growth["unpruned"]["coder_first"]
+
+    results = {
+        "date": "2000-01-01",
+        "command": "python -m bench.suite --parts overhead,pruning",
+        "quick": False,
+        "machine": {
+            "hostname": "smoke",
+            "cpu_model": "cpu",
+            "cores_usable": 1,
+            "ram_bytes": 2**30,
+            "loadavg_start": [0.0],
+        },
+        "versions": {"python": "3.11"},
+        "wall_s": 1.0,
+        "parts": {"overhead": overhead, "pruning": pruning, "eval": {"error": "boom"}},
+    }
+    written = write_outputs(results, tmp_path / "out", output_stem(results))
+    names = [p.name for p in written]
+    assert "2000-01-01-smoke-pruning.png" in names
+    table = text_table(summary_rows(results))
+    assert "ms/node" in table and "7. prompt tokens" in table
+    assert "8. effectiveness  error" in table
+
+
+def test_prefix_counters_sum_vllm_metrics_over_labels() -> None:
+    text = """\
+# HELP vllm:prefix_cache_queries_total Prefix cache queries, in tokens.
+vllm:prefix_cache_queries_total{engine="0",model_name="m"} 1200.0
+vllm:prefix_cache_queries_total{engine="1",model_name="m"} 300.0
+vllm:prefix_cache_hits_total{engine="0",model_name="m"} 640.0
+vllm:prefix_cache_hits_created 17.0
+"""
+    assert sp.prefix_counters(text) == {"queries": 1500.0, "hits": 640.0}
+
+
+def test_the_critical_path_counts_parallel_auditors_once() -> None:
+    def m(node: str, seconds: float, revision: int = 0) -> NodeMetrics:
+        return NodeMetrics(
+            node=node,
+            model="m",
+            prompt_tokens=1,
+            completion_tokens=1,
+            seconds=seconds,
+            revision=revision,
+        )
+
+    metrics = [m("researcher", 2.0), m("coder", 3.0), m("security_auditor", 1.0)]
+    metrics += [m("performance_auditor", 1.5), m("coder", 1.0, 1), m("security_auditor", 0.5, 1)]
+    assert sp.llm_critical_path(metrics) == 2.0 + 3.0 + 1.5 + 1.0 + 0.5

@@ -1,0 +1,736 @@
+"""The benchmark's swarm-level parts; each returns plain data for the results file.
+
+- :func:`swarm_batching`: N = 1, 2, 4, 8 concurrent swarm runs straight to one vLLM CPU server
+  and through a gateway in front of that same server: runs/min, tokens/s, their ratio; and
+  the share of each real run's wall time that was not spent waiting for the model.
+- :func:`prefix_caching`: vLLM's prefix-cache hit rate over one swarm run and over 10
+  concurrent runs, with the shipped prompt layout (stable parts first) and the reverse.
+- :func:`guided_cost`: tokens/s of the agents' schema-guided answers vs unconstrained
+  generation of the same length, same prompts.
+- :func:`orchestration_overhead`: milliseconds per node of graph + lease hook (+ gateway)
+  with an instant fake model.
+- :func:`context_pruning`: prompt tokens per node over 0-3 revisions with and without the
+  summarization nodes (scripted fake answers, real prompts, the model's real tokenizer).
+- :func:`effectiveness`: ``edgeswarm eval`` over the task set (see graphs/evaluate.py).
+
+The swarm runs in this process (the graph is a library); the models run in their servers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import httpx
+from pydantic import BaseModel
+
+from agents import prompts
+from agents.schemas import AuditReport, CodeSubmission, ResearchBrief, StageSummary
+from agents.structured import token_budget
+from bench.harness import (
+    ROOT,
+    GiB,
+    PortFor,
+    Workspace,
+    gateway,
+    remote_model,
+    vllm_server,
+    write_config,
+)
+from bench.load import burst, client, median
+from bench.parts import SMALL
+from graphs import evaluate
+from graphs.context import Context
+from graphs.runner import run_swarm
+from graphs.state import InputState, NodeMetrics, OutputState
+from runtime.process import ManagedProcess
+
+FAKE_OPENAI = ROOT / "tests" / "fakes" / "openai_server.py"
+AUDITOR_NODES = ("security_auditor", "performance_auditor")
+
+
+def bench_tasks(count: int) -> list[str]:
+    """The first ``count`` statements of the shipped task set (repeated when it is smaller)."""
+    tasks = evaluate.load_tasks(evaluate.DEFAULT_TASKS)
+    return [tasks[i % len(tasks)].statement for i in range(count)]
+
+
+# Completion budgets of the swarm runs that measure the stack (not the answers): SmolLM2-135M
+# at temperature 0 sometimes repeats itself up to a schema-sized budget (900 tokens for a
+# brief), which would make one run cost minutes on 2 cores. Cut-off answers are retried once.
+STACK_BUDGETS = {
+    "research_tokens": 256,
+    "coder_tokens": 256,
+    "summary_tokens": 128,
+    "audit_tokens": 128,
+}
+
+
+def one_model_context(base_url: str, model: str, **overrides: Any) -> Context:
+    """Every role on ``model``, no fallback, no revisions, bounded budgets unless overridden."""
+    settings: dict[str, Any] = {
+        **STACK_BUDGETS,
+        "base_url": base_url,
+        "researcher_model": model,
+        "coder_model": model,
+        "auditor_model": model,
+        "summarizer_model": model,
+        "fallback_model": None,
+        "max_revisions": 0,
+        "node_timeout_s": 900.0,
+    }
+    settings.update(overrides)
+    return Context(**settings)
+
+
+@dataclass
+class SwarmRun:
+    """One swarm run: its output and timings."""
+
+    state: OutputState
+    wall_s: float
+    nodes: int
+
+    @property
+    def completion_tokens(self) -> int:
+        """Completion tokens of all its calls."""
+        return sum(m.completion_tokens for m in self.state.metrics)
+
+    @property
+    def llm_s(self) -> float:
+        """Seconds on the run's critical path spent in model calls (auditors run in parallel)."""
+        return llm_critical_path(self.state.metrics)
+
+
+def llm_critical_path(metrics: Sequence[NodeMetrics]) -> float:
+    """Sum of call times, counting the two parallel auditors of a round as the slower one."""
+    serial = sum(m.seconds for m in metrics if m.node not in AUDITOR_NODES)
+    rounds: dict[int, float] = {}
+    for m in metrics:
+        if m.node in AUDITOR_NODES:
+            rounds[m.revision] = max(rounds.get(m.revision, 0.0), m.seconds)
+    return serial + sum(rounds.values())
+
+
+async def one_run(task: str, context: Context) -> SwarmRun:
+    """Run the graph once; count the nodes that ran."""
+    nodes = 0
+
+    def count(_node: str, _update: Any) -> None:
+        nonlocal nodes
+        nodes += 1
+
+    start = time.monotonic()
+    state = await run_swarm(InputState(task=task), context, progress=count)
+    return SwarmRun(state, time.monotonic() - start, nodes)
+
+
+async def concurrent_runs(tasks: Sequence[str], context: Context) -> tuple[float, list[SwarmRun]]:
+    """All ``tasks`` at once; the wall time until the last run ended, and each run."""
+    start = time.monotonic()
+    runs = await asyncio.gather(*(one_run(task, context) for task in tasks))
+    return time.monotonic() - start, list(runs)
+
+
+def _run_record(run: SwarmRun) -> dict[str, Any]:
+    report = run.state.report
+    return {
+        "status": run.state.status,
+        "outcome": report.outcome if report else None,
+        "wall_s": round(run.wall_s, 3),
+        "llm_s": round(run.llm_s, 3),
+        "nodes": run.nodes,
+        "calls": len(run.state.metrics),
+        "completion_tokens": run.completion_tokens,
+        "error": run.state.error,
+    }
+
+
+# -- 1b. swarm runs through the gateway vs direct -------------------------------------------
+
+
+@dataclass(frozen=True)
+class SwarmBatchSizes:
+    """Knobs of the concurrent-runs part."""
+
+    levels: tuple[int, ...] = (1, 2, 4, 8)
+    max_model_len: int = 4096
+    kvcache_gib: int = 2
+    budgets: dict[str, int] = field(default_factory=lambda: dict(STACK_BUDGETS))
+
+
+def swarm_batching(sizes: SwarmBatchSizes, work: Workspace, port_for: PortFor) -> dict[str, Any]:
+    """N concurrent swarm runs direct to vLLM and through a gateway to the same server."""
+    with vllm_server(
+        SMALL,
+        work,
+        max_model_len=sizes.max_model_len,
+        kvcache_gib=sizes.kvcache_gib,
+        port_for=port_for,
+    ) as server:
+        config = write_config(
+            work, "swarm-batching", [remote_model(SMALL, server.base_url)], budget=GiB
+        )
+        with gateway(config, work.file("logs/gateway-swarm-batching.log"), port_for) as gw:
+            targets = {"direct": (server.base_url, False), "gateway": (gw.api_base, True)}
+            runs = asyncio.run(_batching_runs(sizes, targets))
+    return {"sizes": asdict(sizes), **_batching_summary(runs)}
+
+
+async def _batching_runs(
+    sizes: SwarmBatchSizes, targets: dict[str, tuple[str, bool]]
+) -> list[dict[str, Any]]:
+    records = []
+    for index, n in enumerate(sizes.levels):
+        tasks = bench_tasks(n)
+        order = ("direct", "gateway") if index % 2 == 0 else ("gateway", "direct")
+        for arm in order:
+            base_url, lease = targets[arm]
+            context = one_model_context(base_url, SMALL, lease_models=lease, **sizes.budgets)
+            wall, runs = await concurrent_runs(tasks, context)
+            tokens = sum(r.completion_tokens for r in runs)
+            records.append(
+                {
+                    "arm": arm,
+                    "n": n,
+                    "wall_s": round(wall, 3),
+                    "runs_per_min": round(60 * n / wall, 3),
+                    "completion_tokens": tokens,
+                    "tokens_per_s": round(tokens / wall, 3),
+                    "runs": [_run_record(r) for r in runs],
+                }
+            )
+    return records
+
+
+def _batching_summary(records: list[dict[str, Any]]) -> dict[str, Any]:
+    levels: dict[str, Any] = {}
+    for n in sorted({r["n"] for r in records}):
+        arms = {r["arm"]: r for r in records if r["n"] == n}
+        direct, through = arms["direct"], arms["gateway"]
+        levels[str(n)] = {
+            "direct_runs_per_min": direct["runs_per_min"],
+            "gateway_runs_per_min": through["runs_per_min"],
+            "direct_tokens_per_s": direct["tokens_per_s"],
+            "gateway_tokens_per_s": through["tokens_per_s"],
+            "ratio_runs_per_min": _ratio(through["runs_per_min"], direct["runs_per_min"]),
+            "ratio_tokens_per_s": _ratio(through["tokens_per_s"], direct["tokens_per_s"]),
+        }
+    single = [run for r in records if r["n"] == 1 for run in r["runs"]]
+    shares = [1 - run["llm_s"] / run["wall_s"] for run in single if run["wall_s"] > 0]
+    return {
+        "records": records,
+        "levels": levels,
+        "not_llm_share_single_run": round(median(shares), 4) if shares else None,
+        "target": 0.9,
+    }
+
+
+def _ratio(numerator: float, denominator: float) -> float | None:
+    return round(numerator / denominator, 4) if denominator else None
+
+
+# -- 4. prefix caching -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PrefixSizes:
+    """Knobs of the prefix-cache part."""
+
+    concurrent: int = 10
+    layouts: tuple[str, ...] = ("stable_first", "variable_first")
+    max_model_len: int = 4096
+    kvcache_gib: int = 2
+    budgets: dict[str, int] = field(default_factory=lambda: dict(STACK_BUDGETS))
+
+
+_METRIC = re.compile(r"^(vllm:prefix_cache_(?:queries|hits)_total)(?:\{[^}]*\})?\s+(\S+)$")
+
+
+def prefix_counters(metrics_text: str) -> dict[str, float]:
+    """Prefix-cache counters of vLLM (queries and hits, in tokens) summed over their labels."""
+    found = {"queries": 0.0, "hits": 0.0}
+    for line in metrics_text.splitlines():
+        match = _METRIC.match(line.strip())
+        if match:
+            key = "queries" if "queries" in match[1] else "hits"
+            found[key] += float(match[2])
+    return found
+
+
+def _server_counters(root_url: str) -> dict[str, float]:
+    reply = httpx.get(f"{root_url}/metrics", timeout=30, trust_env=False)
+    reply.raise_for_status()
+    return prefix_counters(reply.text)
+
+
+def _hit_rate(before: dict[str, float], after: dict[str, float]) -> dict[str, Any]:
+    queries = after["queries"] - before["queries"]
+    hits = after["hits"] - before["hits"]
+    return {
+        "queried_tokens": int(queries),
+        "hit_tokens": int(hits),
+        "hit_rate": round(hits / queries, 4) if queries else None,
+    }
+
+
+def prefix_caching(sizes: PrefixSizes, work: Workspace, port_for: PortFor) -> dict[str, Any]:
+    """Hit rates per prompt layout; each layout gets a fresh server (an empty cache)."""
+    layouts: dict[str, Any] = {}
+    for layout in sizes.layouts:
+        with vllm_server(
+            SMALL,
+            work,
+            max_model_len=sizes.max_model_len,
+            kvcache_gib=sizes.kvcache_gib,
+            port_for=port_for,
+        ) as server:
+            root = server.base_url.removesuffix("/v1")
+            context = one_model_context(
+                server.base_url, SMALL, prompt_layout=layout, **sizes.budgets
+            )
+            tasks = bench_tasks(1 + sizes.concurrent)
+            start = _server_counters(root)
+            single = asyncio.run(concurrent_runs(tasks[:1], context))
+            middle = _server_counters(root)
+            many = asyncio.run(concurrent_runs(tasks[1:], context))
+            end = _server_counters(root)
+        if start["queries"] == end["queries"]:
+            raise RuntimeError("vLLM reported no prefix-cache queries: is prefix caching on?")
+        layouts[layout] = {
+            "single_run": {**_hit_rate(start, middle), "wall_s": round(single[0], 2)},
+            "concurrent_runs": {**_hit_rate(middle, end), "wall_s": round(many[0], 2)},
+        }
+    return {"sizes": asdict(sizes), "layouts": layouts}
+
+
+# -- 5. guided decoding cost -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GuidedSizes:
+    """Knobs of the guided-decoding part."""
+
+    concurrency: int = 4
+    reps: int = 1
+    max_tokens_cap: int = 128
+    max_model_len: int = 4096
+    kvcache_gib: int = 1
+
+
+_TASK = "Write a Python function word_count(text) that returns a dict of word -> count."
+_CODE = """\
+def word_count(text):
+    counts = {}
+    for w in text.split():
+        counts[w] = counts.get(w, 0) + 1
+    return counts
+"""
+GUIDED_SAMPLES: tuple[tuple[type[BaseModel], str, str], ...] = (
+    (
+        ResearchBrief,
+        prompts.RESEARCHER_SYSTEM,
+        prompts.RESEARCHER_TASK.format(notes="", task=_TASK),
+    ),
+    (
+        StageSummary,
+        prompts.SUMMARIZER_SYSTEM,
+        prompts.SUMMARIZER_INPUT.format(audience="the coder", material=_TASK),
+    ),
+    (CodeSubmission, prompts.CODER_SYSTEM, prompts.CODER_TASK.format(brief=_TASK, revision="")),
+    (
+        AuditReport,
+        prompts.AUDITOR_SYSTEM["security"],
+        prompts.AUDITOR_INPUT.format(briefing=_TASK, code=_CODE),
+    ),
+)
+
+
+def response_format(schema: type[BaseModel]) -> dict[str, Any]:
+    """The ``response_format`` the agents send (``json_schema``, strict)."""
+    return {
+        "type": "json_schema",
+        "json_schema": {
+            "name": schema.__name__,
+            "schema": schema.model_json_schema(),
+            "strict": True,
+        },
+    }
+
+
+def guided_cost(sizes: GuidedSizes, work: Workspace, port_for: PortFor) -> dict[str, Any]:
+    """Tokens/s with each agent schema vs unconstrained answers of the same length."""
+    with vllm_server(
+        SMALL,
+        work,
+        max_model_len=sizes.max_model_len,
+        kvcache_gib=sizes.kvcache_gib,
+        port_for=port_for,
+    ) as server:
+        records = asyncio.run(_guided_runs(sizes, server.base_url))
+    per_schema: dict[str, Any] = {}
+    for schema, *_ in GUIDED_SAMPLES:
+        name = schema.__name__
+        rate = {
+            arm: median(
+                [r["tokens_per_s"] for r in records if r["schema"] == name and r["arm"] == arm]
+            )
+            for arm in ("guided", "free")
+        }
+        per_schema[name] = {
+            "guided_tokens_per_s": round(rate["guided"], 3),
+            "free_tokens_per_s": round(rate["free"], 3),
+            "ratio_guided_over_free": _ratio(rate["guided"], rate["free"]),
+        }
+    ratios = [
+        v["ratio_guided_over_free"] for v in per_schema.values() if v["ratio_guided_over_free"]
+    ]
+    return {
+        "sizes": asdict(sizes),
+        "records": records,
+        "schemas": per_schema,
+        "ratio_median": round(median(ratios), 4) if ratios else None,
+    }
+
+
+async def _guided_runs(sizes: GuidedSizes, api_base: str) -> list[dict[str, Any]]:
+    records = []
+    async with client() as http:
+        for schema, system, user in GUIDED_SAMPLES:  # compile each grammar, warm the cache
+            warm = await burst(http, api_base, [_guided_body(schema, system, user, 8)])
+            _raise_failed(warm.outcomes, "warm-up")
+        for rep in range(1, sizes.reps + 1):
+            for schema, system, user in GUIDED_SAMPLES:
+                budget = min(token_budget(schema), sizes.max_tokens_cap)
+                guided = _guided_body(schema, system, user, budget)
+                done = await burst(http, api_base, [guided] * sizes.concurrency)
+                _raise_failed(done.outcomes, "guided")
+                length = max(1, int(median([o.completion_tokens for o in done.outcomes])))
+                free = {k: v for k, v in guided.items() if k != "response_format"}
+                free.update(max_tokens=length, ignore_eos=True)
+                plain = await burst(http, api_base, [free] * sizes.concurrency)
+                _raise_failed(plain.outcomes, "free")
+                for arm, result in (("guided", done), ("free", plain)):
+                    records.append(
+                        {
+                            "schema": schema.__name__,
+                            "arm": arm,
+                            "rep": rep,
+                            "completion_tokens": result.tokens,
+                            "wall_s": round(result.wall_s, 4),
+                            "tokens_per_s": round(result.tokens_per_s, 3),
+                        }
+                    )
+    return records
+
+
+def _guided_body(schema: type[BaseModel], system: str, user: str, budget: int) -> dict[str, Any]:
+    messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
+    return {
+        "model": SMALL,
+        "messages": messages,
+        "temperature": 0,
+        "max_tokens": budget,
+        "response_format": response_format(schema),
+    }
+
+
+def _raise_failed(outcomes: Sequence[Any], what: str) -> None:
+    failed = [o for o in outcomes if not o.ok]
+    if failed:
+        raise RuntimeError(f"{what}: {len(failed)} requests failed: {failed[0].error}")
+
+
+# -- 6 and 7: scripted fake model -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FakeServer:
+    """The scripted fake OpenAI-compatible server (tests/fakes/openai_server.py)."""
+
+    url: str
+
+    @property
+    def api_base(self) -> str:
+        """Its OpenAI-compatible root."""
+        return f"{self.url}/v1"
+
+    def script(self, steps: list[dict[str, Any]]) -> None:
+        """Queue answers."""
+        httpx.post(
+            f"{self.url}/_fake/script", json=steps, trust_env=False, timeout=30
+        ).raise_for_status()
+
+    def requests(self) -> list[dict[str, Any]]:
+        """Every request body received since the last reset."""
+        reply = httpx.get(f"{self.url}/_fake/requests", trust_env=False, timeout=30)
+        reply.raise_for_status()
+        bodies: list[dict[str, Any]] = reply.json()
+        return bodies
+
+    def reset(self) -> None:
+        """Forget the script and the recorded requests."""
+        httpx.post(f"{self.url}/_fake/reset", trust_env=False, timeout=30).raise_for_status()
+
+
+@contextmanager
+def fake_server(work: Workspace, port_for: PortFor) -> Iterator[FakeServer]:
+    """A scripted fake model server, answering at once; stopped on exit."""
+    port = port_for()
+    command = [sys.executable, str(FAKE_OPENAI), "--port", str(port), "--model", "fake-model"]
+    process = ManagedProcess(
+        f"bench-fake:{port}",
+        command,
+        health_url=f"http://127.0.0.1:{port}/health",
+        log_path=work.file(f"logs/fake-openai-{port}.log"),
+        start_timeout_s=60,
+        die_with_parent=True,
+    )
+    with process:
+        yield FakeServer(f"http://127.0.0.1:{port}")
+
+
+def _answer(schema: type[BaseModel], value: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    return {"schema": schema.__name__, "content": json.dumps(value), **extra}
+
+
+FAKE_BRIEF = {
+    "summary": "Write add(a, b) that returns the sum of two numbers.",
+    "kind": "function",
+    "entry_point": "add",
+    "requirements": ["Return a + b.", "Accept ints and floats."],
+    "constraints": ["Standard library only."],
+    "test_cases": [
+        {"description": "small ints", "call": "add(2, 3)", "expected": "5"},
+        {"description": "negatives", "call": "add(-1, 1)", "expected": "0"},
+    ],
+    "difficulty": "easy",
+}
+FAKE_SUMMARY = {
+    "summary": "Write add(a, b) returning the sum; checks: add(2, 3) == 5, add(-1, 1) == 0.",
+    "key_points": ["Entry point add(a, b).", "Return a + b."],
+}
+_GOOD = ["def add(a, b):", "    return a + b"]
+_BAD = [
+    "def add(a, b):",
+    "    # adds the two numbers together, checking nothing else",
+    "    return a - b",
+]
+
+
+def _code(lines: list[str]) -> dict[str, Any]:
+    checks = [{"call": "add(2, 3)", "expected": "5"}, {"call": "add(-1, 1)", "expected": "0"}]
+    return {"code_lines": lines, "checks": checks, "notes": "Adds the two numbers."}
+
+
+def _audit(kind: str) -> dict[str, Any]:
+    return _answer(
+        AuditReport, {"verdict": "approve", "findings": []}, contains=f"the {kind} auditor"
+    )
+
+
+def swarm_script(failing_rounds: int) -> list[dict[str, Any]]:
+    """Answers for one run whose code fails its checks ``failing_rounds`` times, then passes."""
+    steps = [_answer(ResearchBrief, FAKE_BRIEF), _answer(StageSummary, FAKE_SUMMARY)]
+    for index in range(failing_rounds + 1):
+        lines = _BAD if index < failing_rounds else _GOOD
+        steps += [_answer(CodeSubmission, _code(lines)), _answer(StageSummary, FAKE_SUMMARY)]
+        steps += [_audit("security"), _audit("performance")]
+    return steps
+
+
+@dataclass(frozen=True)
+class OverheadSizes:
+    """Knobs of the orchestration-overhead part."""
+
+    runs: int = 10
+
+
+def orchestration_overhead(
+    sizes: OverheadSizes, work: Workspace, port_for: PortFor
+) -> dict[str, Any]:
+    """Milliseconds per node with an instant model: direct to it, and through a gateway."""
+    with fake_server(work, port_for) as fake:
+        config = write_config(
+            work, "overhead", [remote_model("fake-model", fake.api_base)], budget=GiB
+        )
+        with gateway(config, work.file("logs/gateway-overhead.log"), port_for) as gw:
+            targets = {"direct": (fake.api_base, False), "gateway": (gw.api_base, True)}
+            arms = {
+                arm: _overhead_arm(fake, url, lease, sizes.runs)
+                for arm, (url, lease) in targets.items()
+            }
+    direct, through = arms["direct"], arms["gateway"]
+    return {
+        "sizes": asdict(sizes),
+        "arms": arms,
+        "gateway_ms_per_call": round(
+            (through["ms_per_run_median"] - direct["ms_per_run_median"])
+            / max(1, direct["calls_per_run"]),
+            3,
+        ),
+    }
+
+
+def _overhead_arm(fake: FakeServer, url: str, lease: bool, runs: int) -> dict[str, Any]:
+    context = one_model_context(url, "fake-model", lease_models=lease, sandbox_timeout_s=20.0)
+    fake.reset()
+    fake.script(swarm_script(0))
+    asyncio.run(one_run("add two numbers", context))  # warm-up: imports, connections, sandbox
+    walls, nodes, calls, sandbox = [], 0, 0, []
+    for _ in range(runs):
+        fake.reset()
+        fake.script(swarm_script(0))
+        run = asyncio.run(one_run("add two numbers", context))
+        if run.state.status != "done":
+            raise RuntimeError(f"overhead run failed: {run.state.error}")
+        walls.append(run.wall_s)
+        nodes, calls = run.nodes, len(run.state.metrics)
+        tests = run.state.report.tests if run.state.report else None
+        sandbox.append(tests.duration_s if tests else 0.0)
+    per_run = median(walls) * 1000
+    sandbox_ms = median(sandbox) * 1000
+    return {
+        "ms_per_run_median": round(per_run, 2),
+        "nodes_per_run": nodes,
+        "calls_per_run": calls,
+        "ms_per_node": round(per_run / nodes, 2),
+        "sandbox_ms_median": round(sandbox_ms, 2),
+        "ms_per_node_without_sandbox": round((per_run - sandbox_ms) / nodes, 2),
+        "runs_ms": [round(w * 1000, 2) for w in walls],
+    }
+
+
+@dataclass(frozen=True)
+class PruningSizes:
+    """Knobs of the context-pruning part."""
+
+    revisions: int = 3
+
+
+def context_pruning(sizes: PruningSizes, work: Workspace, port_for: PortFor) -> dict[str, Any]:
+    """Prompt tokens per node and revision, with the summarizers (pruned) and without."""
+    count = token_counter(work.models_dir / SMALL)
+    modes: dict[str, Any] = {}
+    with fake_server(work, port_for) as fake:
+        for mode, pruning in (("pruned", True), ("unpruned", False)):
+            fake.reset()
+            fake.script(swarm_script(sizes.revisions))
+            context = one_model_context(
+                fake.api_base,
+                "fake-model",
+                lease_models=False,
+                max_revisions=sizes.revisions,
+                context_pruning=pruning,
+            )
+            run = asyncio.run(one_run(_PRUNING_TASK, context))
+            report = run.state.report
+            if report is None or report.revisions != sizes.revisions:
+                raise RuntimeError(f"{mode}: expected {sizes.revisions} revisions, got {report}")
+            modes[mode] = node_prompt_tokens(fake.requests(), count)
+    return {"sizes": asdict(sizes), "tokenizer": SMALL, "modes": modes, "growth": _growth(modes)}
+
+
+_PRUNING_TASK = (
+    "Write a Python function add(a, b) that returns the sum of two numbers; it must accept "
+    "ints and floats and must not print anything."
+)
+
+
+def token_counter(model_dir: Path) -> Any:
+    """Counts tokens with the model's own tokenizer (the ``tokenizers`` library)."""
+    from tokenizers import Tokenizer
+
+    tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
+
+    def count(text: str) -> int:
+        return len(tokenizer.encode(text).ids)
+
+    return count
+
+
+def _node_of(body: dict[str, Any]) -> str:
+    schema = ((body.get("response_format") or {}).get("json_schema") or {}).get("name", "")
+    text = json.dumps(body.get("messages", []))
+    if schema == "AuditReport":
+        return "security_auditor" if "the security auditor" in text else "performance_auditor"
+    return {"ResearchBrief": "researcher", "CodeSubmission": "coder"}.get(schema, "summarizer")
+
+
+def node_prompt_tokens(bodies: list[dict[str, Any]], count: Any) -> list[dict[str, Any]]:
+    """(node, revision, prompt tokens) for each recorded request, in order."""
+    rows, revision, coders, summaries = [], 0, 0, 0
+    for body in bodies:
+        node = _node_of(body)
+        if node == "coder":
+            revision, coders = coders, coders + 1
+        if node == "summarizer":
+            node = "summarize_brief" if coders == 0 else "summarize_code"
+            summaries += 1
+        tokens = sum(count(str(m.get("content", ""))) for m in body.get("messages", []))
+        rows.append({"node": node, "revision": revision, "prompt_tokens": tokens})
+    return rows
+
+
+def _growth(modes: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+    """Coder prompt tokens at revision 0 and at the last one, per mode, and the total."""
+    out: dict[str, Any] = {}
+    for mode, rows in modes.items():
+        coder = [r["prompt_tokens"] for r in rows if r["node"] == "coder"]
+        out[mode] = {
+            "coder_first": coder[0] if coder else None,
+            "coder_last": coder[-1] if coder else None,
+            "total_prompt_tokens": sum(r["prompt_tokens"] for r in rows),
+            "max_prompt_tokens": max((r["prompt_tokens"] for r in rows), default=0),
+        }
+    return out
+
+
+# -- 8. effectiveness ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class EffectivenessSizes:
+    """Knobs of the task-set evaluation."""
+
+    limit: int | None = 3
+    concurrency: int = 3
+    max_revisions: int = 0
+    arms: tuple[str, ...] = evaluate.ARMS
+    overrides: dict[str, Any] = field(default_factory=dict)
+
+
+def effectiveness(sizes: EffectivenessSizes, work: Workspace, port_for: PortFor) -> dict[str, Any]:
+    """``edgeswarm eval`` in process: the embedded gateway with the default role models."""
+    from graphs import runner
+    from runtime.settings import load_settings
+
+    settings = load_settings(state_dir=work.state_dir / "eval")
+    tasks = evaluate.load_tasks(evaluate.DEFAULT_TASKS, limit=sizes.limit)
+    evaluate.check_sandbox()
+    overrides = {"max_revisions": sizes.max_revisions, "node_timeout_s": 900.0, **sizes.overrides}
+    options = evaluate.EvalOptions(arms=sizes.arms, concurrency=sizes.concurrency)  # type: ignore[arg-type]
+    with runner.swarm_endpoint(settings, runner.models_needed(overrides)) as endpoint:
+        context = runner.context_for(endpoint, runner.served_models(endpoint), **overrides)
+        results = asyncio.run(evaluate.evaluate(tasks, context, options, progress=_eval_progress))
+    results["models"] = {role: context.model_for(role) for role in runner.ROLES}
+    results["sizes"] = {**asdict(sizes), "tasks": len(tasks)}
+    return results
+
+
+def _eval_progress(arm: str, task: str, result: evaluate.ArmResult) -> None:
+    mark = "solved" if result.solved else "-"
+    print(f"   [{arm}] {task}: {mark} ({result.outcome}, {result.seconds:.0f} s)", flush=True)
+
+
+def with_overrides(sizes: EffectivenessSizes, **overrides: Any) -> EffectivenessSizes:
+    """``sizes`` with extra context overrides (tests use a fake model)."""
+    return replace(sizes, overrides={**sizes.overrides, **overrides})

@@ -1,0 +1,62 @@
+"""The benchmark's real-vLLM parts at tiny sizes: the bench code that talks to vLLM cannot rot.
+
+Each part starts its own vLLM CPU server (SmolLM2-135M) and, where it compares, a gateway in
+front of it; sizes are the smallest that still exercise every code path. The numbers are not
+checked against targets here (that is `make bench`'s job on a quiet machine), only that they
+were measured and make sense.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bench import swarm_parts as sp
+from bench.harness import Workspace
+from bench.parts import ThroughputSizes, throughput
+from bench.report import summary_rows, text_table
+from runtime.process import free_port
+from runtime.settings import Settings
+
+# Small budgets keep each swarm run to seconds; a cut-off answer may end a run early, which
+# is still a finished run for these parts.
+TINY = {"research_tokens": 96, "coder_tokens": 96, "summary_tokens": 64, "audit_tokens": 64}
+
+
+def workspace(tmp_path: Path, settings: Settings) -> Workspace:
+    return Workspace(tmp_path / "bench", settings.models_dir)
+
+
+def test_raw_throughput_and_guided_cost_are_measured(tmp_path: Path, settings: Settings) -> None:
+    work = workspace(tmp_path, settings)
+    raw = throughput(ThroughputSizes(levels=(1, 2), max_tokens=8, reps=1), work, free_port)
+    for n in ("1", "2"):
+        level = raw["levels"][n]
+        assert level["direct_tokens_per_s_median"] > 0 and level["ratio"] > 0
+        assert level["every_request_full_length"]
+    guided = sp.guided_cost(sp.GuidedSizes(concurrency=1, max_tokens_cap=16), work, free_port)
+    assert set(guided["schemas"]) == {
+        "ResearchBrief",
+        "StageSummary",
+        "CodeSubmission",
+        "AuditReport",
+    }
+    assert all(s["guided_tokens_per_s"] > 0 for s in guided["schemas"].values())
+    table = text_table(summary_rows({"parts": {"throughput": raw, "guided": guided}}))
+    assert "1. raw requests, N=2" in table and "5. guided / free tok/s" in table
+
+
+def test_swarm_runs_through_the_gateway_and_the_prefix_cache(
+    tmp_path: Path, settings: Settings
+) -> None:
+    work = workspace(tmp_path, settings)
+    batching = sp.swarm_batching(sp.SwarmBatchSizes(levels=(1,), budgets=TINY), work, free_port)
+    level = batching["levels"]["1"]
+    assert level["direct_runs_per_min"] > 0 and level["gateway_runs_per_min"] > 0
+    runs = [run for record in batching["records"] for run in record["runs"]]
+    assert all(run["status"] in ("done", "failed") and run["calls"] >= 1 for run in runs), runs
+    assert 0 < batching["not_llm_share_single_run"] < 1
+    prefix = sp.prefix_caching(
+        sp.PrefixSizes(concurrent=1, layouts=("stable_first",), budgets=TINY), work, free_port
+    )
+    single = prefix["layouts"]["stable_first"]["single_run"]
+    assert single["queried_tokens"] > 0 and single["hit_rate"] is not None
