@@ -134,6 +134,15 @@ def _swarm_rows(part: dict[str, Any] | None) -> list[list[str]]:
                 f"runs/min; tok/s ratio {_fmt(level['ratio_tokens_per_s'], 3)}",
             ]
         )
+    if "runs_total" in part:
+        rows.append(
+            [
+                "1. swarm runs",
+                "completed",
+                f"{part['runs_done']} of {part['runs_total']}",
+                "the rest ended failed (an answer cut off at its budget): same work in both arms",
+            ]
+        )
     return rows
 
 
@@ -245,13 +254,21 @@ def _overhead_rows(part: dict[str, Any] | None, swarm: dict[str, Any] | None) ->
         )
     elif part:
         rows += _error_row("6. orchestration", part)
-    if swarm and swarm.get("not_llm_share_single_run") is not None:
+    if swarm and "levels" in swarm:
+        count = swarm.get("not_llm_share_runs", 0)
+        note = (
+            f"median share of a completed swarm run's wall time outside model calls "
+            f"(part 1, {swarm.get('not_llm_share_from', 'N=1')}, {count} runs)"
+            if count
+            else f"no completed swarm run in part 1 ({swarm.get('runs_done', 0)} of "
+            f"{swarm.get('runs_total', 0)} runs completed)"
+        )
         rows.append(
             [
                 "6. orchestration",
                 "real run, not model time",
-                _pct(swarm["not_llm_share_single_run"]),
-                "share of a single swarm run's wall time outside model calls (part 1, N=1)",
+                _pct(swarm.get("not_llm_share_single_run")),
+                note,
             ]
         )
     return rows

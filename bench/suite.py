@@ -109,7 +109,7 @@ NOTES = [
     "most 128 tokens); the unconstrained arm asks for exactly the guided answers' median "
     "length (ignore_eos). A short warm-up request per schema (grammar compilation) is not "
     "counted.",
-    "6: the scripted fake OpenAI server answers at once; a run = 9 graph nodes, 7 model calls "
+    "6: the scripted fake OpenAI server answers at once; a run = 9 graph nodes, 6 model calls "
     "and one sandboxed test run, whose time is shown apart. The not-model share of real runs "
     "comes from part 1's single swarm runs: 1 - (model-call time on the critical path) / wall.",
     "7: scripted fake answers (the code fails its checks for 3 rounds), real prompts built by "

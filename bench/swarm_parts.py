@@ -224,13 +224,30 @@ def _batching_summary(records: list[dict[str, Any]]) -> dict[str, Any]:
             "ratio_runs_per_min": _ratio(through["runs_per_min"], direct["runs_per_min"]),
             "ratio_tokens_per_s": _ratio(through["tokens_per_s"], direct["tokens_per_s"]),
         }
-    single = [run for r in records if r["n"] == 1 for run in r["runs"]]
-    shares = [1 - run["llm_s"] / run["wall_s"] for run in single if run["wall_s"] > 0]
     return {
         "records": records,
         "levels": levels,
-        "not_llm_share_single_run": round(median(shares), 4) if shares else None,
+        **not_llm_share(records),
+        "runs_done": sum(run["status"] == "done" for r in records for run in r["runs"]),
+        "runs_total": sum(len(r["runs"]) for r in records),
         "target": 0.9,
+    }
+
+
+def not_llm_share(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """Median share of a run's wall time outside model calls, over the runs that completed.
+
+    A failed call records no time, so a failed run would count as all orchestration: only
+    completed runs count, the single ones (N=1) when there are any, else all.
+    """
+    done = [(r["n"], run) for r in records for run in r["runs"] if run["status"] == "done"]
+    single = [run for n, run in done if n == 1]
+    picked = single or [run for _, run in done]
+    shares = [1 - run["llm_s"] / run["wall_s"] for run in picked if run["wall_s"] > 0]
+    return {
+        "not_llm_share_single_run": round(median(shares), 4) if shares else None,
+        "not_llm_share_runs": len(shares),
+        "not_llm_share_from": "N=1" if single else "all N",
     }
 
 

@@ -17,8 +17,9 @@ from bench.report import summary_rows, text_table
 from runtime.process import free_port
 from runtime.settings import Settings
 
-# Small budgets keep each swarm run to seconds; a cut-off answer may end a run early, which
-# is still a finished run for these parts.
+# Small budgets keep each swarm run to seconds; a cut-off answer may end a run early (SmolLM2
+# often needs more than 96 tokens for a brief), which is still a finished run for these parts:
+# they measure the stack, not the answers.
 TINY = {"research_tokens": 96, "coder_tokens": 96, "summary_tokens": 64, "audit_tokens": 64}
 
 
@@ -53,8 +54,12 @@ def test_swarm_runs_through_the_gateway_and_the_prefix_cache(
     level = batching["levels"]["1"]
     assert level["direct_runs_per_min"] > 0 and level["gateway_runs_per_min"] > 0
     runs = [run for record in batching["records"] for run in record["runs"]]
-    assert all(run["status"] in ("done", "failed") and run["calls"] >= 1 for run in runs), runs
-    assert 0 < batching["not_llm_share_single_run"] < 1
+    assert len(runs) == 2 and all(run["status"] in ("done", "failed") for run in runs), runs
+    assert all(run["wall_s"] > 0 and run["nodes"] >= 1 for run in runs), runs
+    assert batching["runs_total"] == 2 and 0 <= batching["runs_done"] <= 2
+    share = batching["not_llm_share_single_run"]
+    assert (share is None) == (batching["runs_done"] == 0)
+    assert share is None or 0 <= share <= 1
     prefix = sp.prefix_caching(
         sp.PrefixSizes(concurrent=1, layouts=("stable_first",), budgets=TINY), work, free_port
     )
