@@ -180,6 +180,20 @@ def gateway(config: Path, log_path: Path, port_for: PortFor = free_port) -> Iter
 
 
 @contextmanager
+def gateway_in_front(
+    name: str, api_base: str, work: Workspace, tag: str, port_for: PortFor = free_port
+) -> Iterator[Gateway]:
+    """A gateway serving the server at ``api_base`` as the ``remote`` model ``name``.
+
+    Both arms of a comparison then hit the very same server process, so a ratio isolates
+    the gateway's own cost.
+    """
+    config = write_config(work, tag, [remote_model(name, api_base)], budget=GiB)
+    with gateway(config, work.file(f"logs/gateway-{tag}.log"), port_for) as gw:
+        yield gw
+
+
+@contextmanager
 def vllm_server(
     name: str,
     work: Workspace,

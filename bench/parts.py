@@ -26,8 +26,8 @@ from bench.harness import (
     Workspace,
     fake_model,
     gateway,
+    gateway_in_front,
     read_events,
-    remote_model,
     vllm_model,
     vllm_server,
     write_config,
@@ -76,19 +76,18 @@ class ThroughputSizes:
 
 def throughput(sizes: ThroughputSizes, work: Workspace, port_for: PortFor) -> dict[str, Any]:
     """Tokens/s of N concurrent requests direct to vLLM vs through a gateway to it, per N."""
-    with vllm_server(
-        SMALL,
-        work,
-        max_model_len=sizes.max_model_len,
-        kvcache_gib=sizes.kvcache_gib,
-        port_for=port_for,
-    ) as server:
-        config = write_config(
-            work, "throughput", [remote_model(SMALL, server.base_url)], budget=GiB
-        )
-        with gateway(config, work.file("logs/gateway-throughput.log"), port_for) as gw:
-            targets = {"direct": server.base_url, "gateway": gw.api_base}
-            runs, ignore_eos = asyncio.run(_throughput_runs(sizes, targets))
+    with (
+        vllm_server(
+            SMALL,
+            work,
+            max_model_len=sizes.max_model_len,
+            kvcache_gib=sizes.kvcache_gib,
+            port_for=port_for,
+        ) as server,
+        gateway_in_front(SMALL, server.base_url, work, "throughput", port_for) as gw,
+    ):
+        targets = {"direct": server.base_url, "gateway": gw.api_base}
+        runs, ignore_eos = asyncio.run(_throughput_runs(sizes, targets))
     levels = {
         str(n): _throughput_summary([r for r in runs if r["n"] == n], n * sizes.max_tokens)
         for n in sizes.levels

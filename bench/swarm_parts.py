@@ -37,13 +37,10 @@ from agents.schemas import AuditReport, CodeSubmission, ResearchBrief, StageSumm
 from agents.structured import token_budget
 from bench.harness import (
     ROOT,
-    GiB,
     PortFor,
     Workspace,
-    gateway,
-    remote_model,
+    gateway_in_front,
     vllm_server,
-    write_config,
 )
 from bench.load import burst, client, median
 from bench.parts import SMALL
@@ -169,19 +166,18 @@ class SwarmBatchSizes:
 
 def swarm_batching(sizes: SwarmBatchSizes, work: Workspace, port_for: PortFor) -> dict[str, Any]:
     """N concurrent swarm runs direct to vLLM and through a gateway to the same server."""
-    with vllm_server(
-        SMALL,
-        work,
-        max_model_len=sizes.max_model_len,
-        kvcache_gib=sizes.kvcache_gib,
-        port_for=port_for,
-    ) as server:
-        config = write_config(
-            work, "swarm-batching", [remote_model(SMALL, server.base_url)], budget=GiB
-        )
-        with gateway(config, work.file("logs/gateway-swarm-batching.log"), port_for) as gw:
-            targets = {"direct": (server.base_url, False), "gateway": (gw.api_base, True)}
-            runs = asyncio.run(_batching_runs(sizes, targets))
+    with (
+        vllm_server(
+            SMALL,
+            work,
+            max_model_len=sizes.max_model_len,
+            kvcache_gib=sizes.kvcache_gib,
+            port_for=port_for,
+        ) as server,
+        gateway_in_front(SMALL, server.base_url, work, "swarm-batching", port_for) as gw,
+    ):
+        targets = {"direct": (server.base_url, False), "gateway": (gw.api_base, True)}
+        runs = asyncio.run(_batching_runs(sizes, targets))
     return {"sizes": asdict(sizes), **_batching_summary(runs)}
 
 
@@ -575,16 +571,15 @@ def orchestration_overhead(
     sizes: OverheadSizes, work: Workspace, port_for: PortFor
 ) -> dict[str, Any]:
     """Milliseconds per node with an instant model: direct to it, and through a gateway."""
-    with fake_server(work, port_for) as fake:
-        config = write_config(
-            work, "overhead", [remote_model("fake-model", fake.api_base)], budget=GiB
-        )
-        with gateway(config, work.file("logs/gateway-overhead.log"), port_for) as gw:
-            targets = {"direct": (fake.api_base, False), "gateway": (gw.api_base, True)}
-            arms = {
-                arm: _overhead_arm(fake, url, lease, sizes.runs)
-                for arm, (url, lease) in targets.items()
-            }
+    with (
+        fake_server(work, port_for) as fake,
+        gateway_in_front("fake-model", fake.api_base, work, "overhead", port_for) as gw,
+    ):
+        targets = {"direct": (fake.api_base, False), "gateway": (gw.api_base, True)}
+        arms = {
+            arm: _overhead_arm(fake, url, lease, sizes.runs)
+            for arm, (url, lease) in targets.items()
+        }
     direct, through = arms["direct"], arms["gateway"]
     return {
         "sizes": asdict(sizes),
