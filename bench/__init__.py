@@ -1,1 +1,1 @@
-"""Benchmarks: ``python -m bench.gateway_bench`` (``make bench``) and ``bench/role_models.py``."""
+"""Benchmarks: ``python -m bench.suite`` (``make bench``), tasks for ``edgeswarm eval``."""
