@@ -115,11 +115,11 @@ async def _throughput_runs(
                 for i in range(n)
             ]
             for api_base in targets.values():  # warm-up: caches, connections, the gateway's pool
-                _check(await burst(http, api_base, bodies), "warm-up")
+                check(await burst(http, api_base, bodies), "warm-up")
             for rep in range(sizes.reps):
                 order = ("direct", "gateway") if rep % 2 == 0 else ("gateway", "direct")
                 for arm in order:
-                    result = _check(await burst(http, targets[arm], bodies), arm)
+                    result = check(await burst(http, targets[arm], bodies), arm)
                     runs.append({"n": n, **_run_record(arm, rep, result)})
     return runs, ignore_eos
 
@@ -130,7 +130,8 @@ async def _accepts_ignore_eos(http: httpx.AsyncClient, api_base: str) -> bool:
     return (await burst(http, api_base, [body])).outcomes[0].ok
 
 
-def _check(result: Burst, what: str) -> Burst:
+def check(result: Burst, what: str) -> Burst:
+    """``result``, or RuntimeError naming ``what`` when any of its requests failed."""
     failed = [o for o in result.outcomes if not o.ok]
     if failed:
         raise RuntimeError(f"{what}: {len(failed)} requests failed: {failed[0].error}")

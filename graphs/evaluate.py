@@ -20,8 +20,9 @@ from __future__ import annotations
 import asyncio
 import re
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -277,23 +278,11 @@ def summarize(
             "first_try_valid_share": round(sum(a.first_try_valid for a in done) / calls, 3)
             if calls
             else None,
-            "outcomes": _count(a.outcome for a in done),
+            "outcomes": dict(sorted(Counter(a.outcome for a in done).items())),
             "wall_s": arm_seconds.get(arm),
             "completion_tokens": sum(a.completion_tokens for a in done),
         }
     return summary
-
-
-def _count(values: Any) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    for value in values:
-        counts[value] = counts.get(value, 0) + 1
-    return dict(sorted(counts.items()))
-
-
-def eval_context(context: Context, *, max_revisions: int | None = None) -> Context:
-    """The run context of an evaluation: the caller's, with its revision limit if given."""
-    return context if max_revisions is None else replace(context, max_revisions=max_revisions)
 
 
 def check_sandbox() -> None:
