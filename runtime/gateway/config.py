@@ -141,6 +141,12 @@ class SchedulingConfig(_Strict):
     idle_ttl_s: float | None = Field(
         default=600.0, gt=0, description="Unload a model idle this long; null keeps it."
     )
+    sleep_ttl_s: float | None = Field(
+        default=3600.0,
+        gt=0,
+        description="Stop a sleeping model (swap: sleep) unused this long, freeing the host "
+        "RAM it holds; null keeps it asleep until host RAM is needed.",
+    )
     watch_interval_s: float = Field(
         default=1.0, gt=0, description="How often backends are checked for a dead process."
     )

@@ -17,6 +17,7 @@ import httpx
 
 from runtime.gateway.backends import ProcessBackend
 from runtime.gateway.budget import measure_footprint
+from runtime.gateway.config import format_bytes
 from runtime.gateway.errors import ModelUnavailableError
 from runtime.gateway.eviction import ResidentModel, evict_for
 from runtime.gateway.ledger import BudgetExceededError, MemoryLedger
@@ -226,11 +227,19 @@ class Residency:
         seconds = time.monotonic() - started
         if slot.swap != "sleep":
             slot.reload_s = seconds
+        await self._settle_footprint(slot, backend, seconds)
         self._became_ready(slot, seconds, "load")
-        await self._measure(slot, backend, seconds)
 
-    async def _measure(self, slot: ModelSlot, backend: ProcessBackend, seconds: float) -> None:
-        """Log what the server really holds; on CUDA account the larger figure."""
+    async def _settle_footprint(
+        self, slot: ModelSlot, backend: ProcessBackend, seconds: float
+    ) -> None:
+        """Measure what the server holds; on CUDA account the larger figure, within budget.
+
+        Runs before the model admits anything. A measured footprint above the declared one
+        replaces it in the ledger only after other models made room (cost-aware eviction),
+        so the ledger never breaks the budget; a model that alone exceeds the budget is
+        stopped and marked failed with a message naming both figures.
+        """
         measured = await asyncio.to_thread(
             measure_footprint, backend.pid, self.device, self.gpu_index
         )
@@ -242,15 +251,40 @@ class Residency:
             seconds=round(seconds, 3),
             pid=backend.pid,
         )
-        if self.device is Device.CUDA and measured is not None and measured > slot.footprint:
-            _log.warning(
-                "footprint_underdeclared",
-                model=slot.name,
-                bytes=slot.footprint,
-                measured_bytes=measured,
+        if self.device is not Device.CUDA or measured is None or measured <= slot.footprint:
+            return
+        _log.warning(
+            "footprint_underdeclared",
+            model=slot.name,
+            bytes=slot.footprint,
+            measured_bytes=measured,
+        )
+        resident = [
+            ResidentModel(
+                s.name,
+                self.ledger.device[s.name],
+                last_used=s.last_used,
+                reload_s=s.reload_s,
+                in_flight=s.in_flight,
+                loaded_at=s.loaded_at,
             )
-            slot.footprint = measured
-            self.ledger.resize(slot.name, measured)
+            for s in self.slots.values()
+            if s is not slot and s.state is ModelState.READY and self.ledger.holds(s.name)
+        ]
+        movable = {model.name for model in resident} | {slot.name}
+        pinned = sum(n for name, n in self.ledger.device.items() if name not in movable)
+        budget = self.ledger.device_budget - pinned
+        victims = evict_for(ResidentModel(slot.name, measured), resident, budget, time.monotonic())
+        if victims is None:
+            error = RuntimeError(
+                f"its server holds {format_bytes(measured)} after loading, more than its "
+                f"declared footprint of {format_bytes(slot.footprint)} and more than the "
+                f"budget leaves it; raise `footprint` in the config to at least {measured}"
+            )
+            await self._start_failed(slot, error, seconds)
+        await self.evict([self.slots[name] for name in victims], reason=f"{slot.name} measured")
+        slot.footprint = measured
+        self.ledger.resize(slot.name, measured)
 
     async def _start_failed(self, slot: ModelSlot, err: Exception, seconds: float) -> NoReturn:
         if isinstance(slot.backend, ProcessBackend):

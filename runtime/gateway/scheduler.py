@@ -79,6 +79,8 @@ class DeviceView:
     budget: int
     max_wait_s: float
     idle_ttl_s: float | None = None
+    sleep_ttl_s: float | None = None
+    """A sleeping model unused this long is stopped (its host RAM freed)."""
     linger_s: float = 2.0
     """A model used this recently counts as busy (a lease is followed by its request)."""
 
@@ -125,14 +127,18 @@ class SchedulingPolicy(Protocol):
 
 
 def expired(view: DeviceView, now: float) -> tuple[tuple[str, ...], float | None]:
-    """Idle models past the TTL, and the seconds until the next one expires."""
-    ttl = view.idle_ttl_s
-    if ttl is None:
-        return (), None
+    """Idle models past their TTL, and the seconds until the next one expires.
+
+    A ready model expires ``idle_ttl_s`` after its last use (it is then slept or stopped); a
+    sleeping one ``sleep_ttl_s`` after its last use (it is then stopped, freeing host RAM).
+    """
     due: list[str] = []
     next_s: float | None = None
-    for model in view.resident():
-        if model.in_flight or model.queued:
+    for model in view.models:
+        ttl = {ModelState.READY: view.idle_ttl_s, ModelState.SLEEPING: view.sleep_ttl_s}.get(
+            model.state
+        )
+        if ttl is None or model.in_flight or model.queued:
             continue
         left = ttl - (now - model.last_used)
         if left <= 0:

@@ -245,6 +245,7 @@ class SwapScheduler:
             budget=self.ledger.device_budget,
             max_wait_s=self.scheduling.max_wait_s,
             idle_ttl_s=self.scheduling.idle_ttl_s,
+            sleep_ttl_s=self.scheduling.sleep_ttl_s,
             linger_s=self.scheduling.linger_s,
         )
 
@@ -270,8 +271,12 @@ class SwapScheduler:
 
     async def _unload_idle(self, slot: ModelSlot) -> None:
         async with self._device_mutex:
-            if slot.state is ModelState.READY and slot.in_flight == 0 and not slot.live_waiters():
+            if slot.in_flight or slot.live_waiters():
+                return
+            if slot.state is ModelState.READY:
                 await self.residency.evict([slot], reason="idle ttl")
+            elif slot.state is ModelState.SLEEPING:
+                await self.residency.stop(slot, "sleep ttl")
 
     # -- the device mutex: one change of residency at a time ----------------------------
 

@@ -432,3 +432,70 @@ async def test_remote_models_are_routed_never_swapped_nor_counted(tmp_path: Path
         await fake.wait()
     assert reply.status_code == 200, reply.text
     assert info["state"] == "remote" and info["resident_bytes"] == 0
+
+
+async def test_a_sleeping_model_past_the_sleep_ttl_is_stopped(tmp_path: Path, tag: str) -> None:
+    models = [fake_model("a", tag, swap="sleep", sleep_footprint=200 * MB)]
+    config = write_config(
+        tmp_path, models, 1000 * MB, device="cuda", idle_ttl_s=0.3, sleep_ttl_s=1.5
+    )
+    async with live_gateway(config, tag) as live:
+        assert (await live.chat("a")).status_code == 200
+        states = []
+        deadline = time.monotonic() + 6
+        while (info := await live.model_info("a"))["state"] != "stopped":
+            assert time.monotonic() < deadline, f"still {info['state']}"
+            states.append((info["state"], info["host_bytes"]))
+            await asyncio.sleep(0.05)
+        assert ("sleeping", 200 * MB) in states
+        assert info["host_bytes"] == 0 and live.service.ledger.host_used == 0
+        assert (await live.chat("a")).status_code == 200  # a fresh start, not a wake
+    assert live.service.metrics.swaps[("a", "load")] == 2
+
+
+def measured_as(sizes: dict[str, int], live_tag: str) -> Any:
+    """A footprint probe that reports ``sizes[model]`` for the fake server of that model."""
+
+    def probe(pgid: int | None, device: Any, gpu_index: int = 0) -> int | None:
+        del device, gpu_index
+        argv = (Path("/proc") / str(pgid) / "cmdline").read_bytes().split(b"\0")
+        assert live_tag.encode() in argv
+        return sizes.get(argv[argv.index(b"--model") + 1].decode())
+
+    return probe
+
+
+async def test_a_footprint_measured_above_the_declared_one_evicts_to_stay_in_budget(
+    tmp_path: Path, tag: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(
+        "runtime.gateway.residency.measure_footprint", measured_as({"a": 500 * MB}, tag)
+    )
+    models = [fake_model("a", tag, footprint=300 * MB), fake_model("b", tag)]
+    config = write_config(tmp_path, models, 1000 * MB, device="cuda")
+    async with live_gateway(config, tag) as live:
+        assert (await live.chat("b")).status_code == 200
+        assert (await live.chat("a")).status_code == 200  # 300 MB declared fits beside b ...
+        a, b = await live.model_info("a"), await live.model_info("b")
+        assert a["resident_bytes"] == 500 * MB and a["footprint_bytes"] == 500 * MB
+        assert b["state"] == "stopped"  # ... 500 MB measured does not: b made room
+        assert live.service.ledger.violations == [] and live.violations == []
+        assert (await live.chat("b")).status_code == 200  # a's measured size now counts
+        assert (await live.model_info("a"))["state"] == "stopped"
+
+
+async def test_a_model_measured_above_the_budget_fails_clearly(
+    tmp_path: Path, tag: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(
+        "runtime.gateway.residency.measure_footprint", measured_as({"a": 1500 * MB}, tag)
+    )
+    config = write_config(tmp_path, [fake_model("a", tag)], 1000 * MB, device="cuda")
+    async with live_gateway(config, tag) as live:
+        reply = await live.chat("a")
+        assert reply.status_code == 503, reply.text
+        message = reply.json()["error"]["message"]
+        assert "declared footprint" in message and "1500000000" in message
+        info = await live.model_info("a")
+        assert info["state"] == "failed" and info["pid"] is None and info["resident_bytes"] == 0
+        assert live.service.ledger.violations == []

@@ -124,6 +124,21 @@ def test_idle_models_past_the_ttl_are_unloaded() -> None:
     assert expired(replace(ttl_view, idle_ttl_s=None), 100.0) == ((), None)
 
 
+def test_sleeping_models_past_the_sleep_ttl_are_stopped() -> None:
+    models = (
+        mv("dozing", ModelState.SLEEPING, last_used=0.0),
+        mv("napping", ModelState.SLEEPING, last_used=80.0),
+        mv("wanted", ModelState.SLEEPING, last_used=0.0, queued=1),
+        mv("ready", READY, last_used=0.0),
+    )
+    ttl_view = DeviceView(models=models, budget=9 * GB, max_wait_s=5, sleep_ttl_s=50)
+    due, next_s = expired(ttl_view, 100.0)
+    assert due == ("dozing",) and next_s == pytest.approx(30.0)  # idle_ttl_s is None here
+    both = replace(ttl_view, idle_ttl_s=90)
+    assert expired(both, 100.0) == (("dozing", "ready"), pytest.approx(30.0))
+    assert expired(replace(ttl_view, sleep_ttl_s=None), 100.0) == ((), None)
+
+
 def test_fifo_mutex_runs_one_request_at_a_time_in_arrival_order() -> None:
     fifo = FifoMutexPolicy()
     running = view(mv("a", READY, in_flight=1), mv("b", queued=3, oldest_wait_s=9.0))
