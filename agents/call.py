@@ -56,6 +56,21 @@ class CallTrace:
     attempts: list[str] = field(default_factory=list)
     swap_wait_s: float = 0.0
     errors: list[str] = field(default_factory=list)
+    prompt_tokens: int = 0
+    """Tokens sent over every attempt whose usage the server reported (not a timed-out one,
+    nor one the OpenAI client rejected as non-JSON before returning it)."""
+    completion_tokens: int = 0
+    """Tokens received over the same attempts, cut-off and schema-invalid answers included."""
+
+    @property
+    def last_model(self) -> str:
+        """The model of the last attempt ("" before any)."""
+        return self.attempts[-1].rsplit("@", 1)[0] if self.attempts else ""
+
+    def add(self, prompt_tokens: int, completion_tokens: int) -> None:
+        """Count one attempt's tokens."""
+        self.prompt_tokens += prompt_tokens
+        self.completion_tokens += completion_tokens
 
 
 class AgentCallError(RuntimeError):
@@ -105,6 +120,7 @@ async def call_structured(
                 result = await ainvoke_structured(
                     chat(model, budget), schema, messages, model_name=model
                 )
+            trace.add(result.prompt_tokens, result.completion_tokens)
             return CallOutcome(result, trace)
         except TimeoutError:
             trace.errors.append(f"{model}: no answer within {policy.timeout_s:.0f} s")
@@ -112,6 +128,7 @@ async def call_structured(
             continue
         except StructuredOutputError as err:  # cut off or invalid: a larger budget, then fallback
             trace.errors.append(str(err))
+            trace.add(err.prompt_tokens, err.completion_tokens)
         index += 1
     raise AgentCallError(trace)
 

@@ -32,10 +32,21 @@ _CHARS_PER_TOKEN = 2.5
 class StructuredOutputError(RuntimeError):
     """A structured answer could not be obtained; says which model and why."""
 
-    def __init__(self, model: str, reason: str, raw: str = "") -> None:
+    def __init__(
+        self,
+        model: str,
+        reason: str,
+        raw: str = "",
+        *,
+        prompt_tokens: int = 0,
+        completion_tokens: int = 0,
+    ) -> None:
         self.model = model
         self.reason = reason
         self.raw = raw[:500]
+        self.prompt_tokens = prompt_tokens
+        """Tokens the failed answer cost, where the server said (0 when unknown)."""
+        self.completion_tokens = completion_tokens
         super().__init__(f"model {model}: {reason}")
 
 
@@ -129,10 +140,14 @@ async def ainvoke_structured(
     try:
         out = await runnable.ainvoke(list(messages))
     except openai.LengthFinishReasonError as err:
-        choices = err.completion.choices
+        choices, usage = err.completion.choices, err.completion.usage
         raw = (choices[0].message.content or "") if choices else ""
         raise TruncatedOutputError(
-            model_name, "the answer was cut off at its token budget (finish_reason=length)", raw
+            model_name,
+            "the answer was cut off at its token budget (finish_reason=length)",
+            raw,
+            prompt_tokens=usage.prompt_tokens if usage else 0,
+            completion_tokens=usage.completion_tokens if usage else 0,
         ) from None
     except ValidationError as err:
         # openai's parse helper validates the JSON itself when the schema is a class
@@ -155,21 +170,24 @@ def _checked(out: Any, schema: type[T], model_name: str, seconds: float) -> Stru
     raw: AIMessage = out["raw"]
     text = raw.content if isinstance(raw.content, str) else json.dumps(raw.content)
     finish = str(raw.response_metadata.get("finish_reason", ""))
+    usage = raw.usage_metadata or {"input_tokens": 0, "output_tokens": 0, "total_tokens": 0}
+    cost = {
+        "prompt_tokens": int(usage["input_tokens"]),
+        "completion_tokens": int(usage["output_tokens"]),
+    }
     if finish == "length":
         raise TruncatedOutputError(
-            model_name, "the answer was cut off (finish_reason=length)", text
+            model_name, "the answer was cut off (finish_reason=length)", text, **cost
         )
     if out.get("parsing_error") is not None or not isinstance(out.get("parsed"), schema):
         reason = f"the answer does not match the schema: {out.get('parsing_error')}"
-        raise InvalidOutputError(model_name, reason, text)
+        raise InvalidOutputError(model_name, reason, text, **cost)
     if finish not in {"stop", ""}:
-        raise InvalidOutputError(model_name, f"unexpected finish_reason={finish}", text)
-    usage = raw.usage_metadata or {"input_tokens": 0, "output_tokens": 0, "total_tokens": 0}
+        raise InvalidOutputError(model_name, f"unexpected finish_reason={finish}", text, **cost)
     return StructuredResult(
         value=out["parsed"],
         model=model_name,
-        prompt_tokens=int(usage["input_tokens"]),
-        completion_tokens=int(usage["output_tokens"]),
         seconds=seconds,
         finish_reason=finish or "stop",
+        **cost,
     )

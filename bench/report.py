@@ -257,11 +257,11 @@ def _overhead_rows(part: dict[str, Any] | None, swarm: dict[str, Any] | None) ->
     if swarm and "levels" in swarm:
         count = swarm.get("not_llm_share_runs", 0)
         note = (
-            f"median share of a completed swarm run's wall time outside model calls "
-            f"(part 1, {swarm.get('not_llm_share_from', 'N=1')}, {count} runs)"
+            f"median share of a swarm run's wall time outside model calls (part 1, "
+            f"{swarm.get('not_llm_share_from', 'N=1')}, {count} runs, "
+            f"{swarm.get('not_llm_share_done', '?')} of them completed)"
             if count
-            else f"no completed swarm run in part 1 ({swarm.get('runs_done', 0)} of "
-            f"{swarm.get('runs_total', 0)} runs completed)"
+            else "no swarm run in part 1"
         )
         rows.append(
             [

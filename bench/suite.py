@@ -111,7 +111,8 @@ NOTES = [
     "counted.",
     "6: the scripted fake OpenAI server answers at once; a run = 9 graph nodes, 6 model calls "
     "and one sandboxed test run, whose time is shown apart. The not-model share of real runs "
-    "comes from part 1's single swarm runs: 1 - (model-call time on the critical path) / wall.",
+    "comes from part 1's single swarm runs, failed ones included (a failed call is timed too): "
+    "1 - (model-call time on the critical path) / wall.",
     "7: scripted fake answers (the code fails its checks for 3 rounds), real prompts built by "
     "the real nodes, counted with SmolLM2's tokenizer (message contents, no chat template).",
     "8: the first 3 tasks only, no revisions (Qwen2.5-Coder-0.5B writes about 8 tokens/s in "

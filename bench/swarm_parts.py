@@ -231,18 +231,18 @@ def _batching_summary(records: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def not_llm_share(records: list[dict[str, Any]]) -> dict[str, Any]:
-    """Median share of a run's wall time outside model calls, over the runs that completed.
+    """Median share of a run's wall time outside model calls: the single runs (N=1), else all.
 
-    A failed call records no time, so a failed run would count as all orchestration: only
-    completed runs count, the single ones (N=1) when there are any, else all.
+    Failed runs count too: a failed call records its time and tokens like a successful one.
     """
-    done = [(r["n"], run) for r in records for run in r["runs"] if run["status"] == "done"]
-    single = [run for n, run in done if n == 1]
-    picked = single or [run for _, run in done]
+    runs = [(r["n"], run) for r in records for run in r["runs"]]
+    single = [run for n, run in runs if n == 1]
+    picked = single or [run for _, run in runs]
     shares = [1 - run["llm_s"] / run["wall_s"] for run in picked if run["wall_s"] > 0]
     return {
         "not_llm_share_single_run": round(median(shares), 4) if shares else None,
         "not_llm_share_runs": len(shares),
+        "not_llm_share_done": sum(run["status"] == "done" for run in picked),
         "not_llm_share_from": "N=1" if single else "all N",
     }
 

@@ -160,7 +160,6 @@ async def _graded_swarm(
     report = state.report
     code = report.files.get(SOLUTION) if report else None
     checked = await asyncio.to_thread(grade, code, task.hidden_tests, timeout_s=grade_timeout_s)
-    calls = len(state.metrics) + (1 if state.status == "failed" else 0)
     return ArmResult(
         solved=checked.solved,
         hidden_passed=checked.passed,
@@ -170,8 +169,8 @@ async def _graded_swarm(
         revisions=report.revisions if report else 0,
         prompt_tokens=sum(m.prompt_tokens for m in state.metrics),
         completion_tokens=sum(m.completion_tokens for m in state.metrics),
-        calls=calls,
-        first_try_valid=sum(1 for m in state.metrics if m.attempts == 1),
+        calls=len(state.metrics),  # failed calls included
+        first_try_valid=sum(1 for m in state.metrics if m.ok and m.attempts == 1),
         error=state.error,
         grading=checked.detail,
     )
@@ -196,7 +195,14 @@ async def direct_arm(task: EvalTask, context: Context, grade_timeout_s: float) -
         )
     except NodeFailedError as err:
         seconds = round(time.monotonic() - start, 2)
-        return ArmResult(seconds=seconds, outcome="invalid", calls=1, error=str(err)[:600])
+        return ArmResult(
+            seconds=seconds,
+            outcome="invalid",
+            prompt_tokens=err.metrics.prompt_tokens,
+            completion_tokens=err.metrics.completion_tokens,
+            calls=1,
+            error=str(err)[:600],
+        )
     seconds = round(time.monotonic() - start, 2)
     checked = await asyncio.to_thread(
         grade, answer.value.code, task.hidden_tests, timeout_s=grade_timeout_s

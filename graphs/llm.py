@@ -13,7 +13,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 from pydantic import BaseModel
 
-from agents.call import AgentCallError, CallPolicy, call_structured
+from agents.call import AgentCallError, CallPolicy, CallTrace, call_structured
 from agents.structured import chat_model, token_budget
 from graphs.context import Context, Role
 from graphs.state import NodeMetrics
@@ -24,7 +24,11 @@ _log = get_logger("graph")
 
 
 class NodeFailedError(RuntimeError):
-    """A node could not get a usable answer from any model."""
+    """A node could not get a usable answer from any model; ``metrics`` is what it cost."""
+
+    def __init__(self, message: str, metrics: NodeMetrics) -> None:
+        super().__init__(message)
+        self.metrics = metrics
 
 
 @dataclass(frozen=True)
@@ -109,25 +113,32 @@ async def ask(
         try:
             outcome = await call_structured(schema, messages, policy, chat, lease)
         except (AgentCallError, httpx.HTTPError) as err:
-            _log.warning("node_failed", node=node, error=str(err))
-            raise NodeFailedError(f"{node}: {err}") from err
-    result = outcome.result
-    metrics = NodeMetrics(
-        node=node,
-        model=result.model,
-        prompt_tokens=result.prompt_tokens,
-        completion_tokens=result.completion_tokens,
-        seconds=round(time.monotonic() - start, 3),
-        swap_wait_s=round(outcome.trace.swap_wait_s, 3),
-        attempts=len(outcome.trace.attempts),
-        revision=revision,
-    )
+            trace = err.trace if isinstance(err, AgentCallError) else CallTrace()
+            metrics = _metrics(node, trace, start, revision, model=trace.last_model or policy.model)
+            _log.warning("node_failed", node=node, error=str(err), seconds=metrics.seconds)
+            raise NodeFailedError(f"{node}: {err}", replace(metrics, ok=False)) from err
+    metrics = _metrics(node, outcome.trace, start, revision, model=outcome.result.model)
     _log.info(
         "node_done",
         node=node,
-        model=result.model,
+        model=metrics.model,
         seconds=metrics.seconds,
         attempts=metrics.attempts,
         prompt_tokens=metrics.prompt_tokens,
     )
-    return Answer(result.value, metrics)
+    return Answer(outcome.result.value, metrics)
+
+
+def _metrics(
+    node: str, trace: CallTrace, start: float, revision: int, *, model: str
+) -> NodeMetrics:
+    return NodeMetrics(
+        node=node,
+        model=model,
+        prompt_tokens=trace.prompt_tokens,
+        completion_tokens=trace.completion_tokens,
+        seconds=round(time.monotonic() - start, 3),
+        swap_wait_s=round(trace.swap_wait_s, 3),
+        attempts=max(1, len(trace.attempts)),
+        revision=revision,
+    )

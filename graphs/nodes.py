@@ -46,7 +46,11 @@ def _ctx(runtime: Runtime[Context]) -> Context:
 
 
 def _failed(err: Exception) -> dict[str, Any]:
-    return {"status": "failed", "error": str(err)}
+    """The update of a node that failed: the run ends failed, with what the calls cost."""
+    update: dict[str, Any] = {"status": "failed", "error": str(err)}
+    if isinstance(err, NodeFailedError):
+        update["metrics"] = [err.metrics]
+    return update
 
 
 async def _look_up(state: State, ctx: Context, task: str) -> tuple[str, list[NodeMetrics]]:
@@ -70,7 +74,7 @@ async def _look_up(state: State, ctx: Context, task: str) -> tuple[str, list[Nod
         )
     except NodeFailedError as err:
         # Lookups only help the brief; without them the researcher still has the task.
-        return f"(the lookups could not be planned: {clip(str(err), 300)})", []
+        return f"(the lookups could not be planned: {clip(str(err), 300)})", [err.metrics]
     tool_context = ToolContext(
         workspace_root=Path(state.workspace) if state.workspace else None,
         database_path=Path(state.database) if state.database else None,
@@ -84,11 +88,14 @@ async def researcher(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     ctx = _ctx(runtime)
     try:
         task = validate_task(state.task)
-        notes, metrics = await _look_up(state, ctx, task)
-        messages = researcher_messages(task, notes, ctx.prompt_layout)
-        answer = await ask(ctx, "researcher", "researcher", ResearchBrief, messages)
-    except (ValueError, NodeFailedError) as err:
+    except ValueError as err:
         return _failed(err)
+    notes, metrics = await _look_up(state, ctx, task)
+    messages = researcher_messages(task, notes, ctx.prompt_layout)
+    try:
+        answer = await ask(ctx, "researcher", "researcher", ResearchBrief, messages)
+    except NodeFailedError as err:
+        return {**_failed(err), "metrics": [*metrics, err.metrics]}
     return {"brief": answer.value, "research_notes": notes, "metrics": [*metrics, answer.metrics]}
 
 

@@ -18,6 +18,7 @@ def print_progress(node: str, update: Mapping[str, Any]) -> None:
             f"{metric.model}: {metric.prompt_tokens}+{metric.completion_tokens} tokens, "
             f"{metric.seconds:.1f} s, swap wait {metric.swap_wait_s:.1f} s"
             + (f", {metric.attempts} attempts" if metric.attempts > 1 else "")
+            + ("" if metric.ok else ", no usable answer")
         )
     tests = update.get("test_run")
     if tests is not None:

@@ -22,9 +22,9 @@ class NodeMetrics:
     model: str
     """Model that answered."""
     prompt_tokens: int
-    """Tokens sent."""
+    """Tokens sent, over every attempt."""
     completion_tokens: int
-    """Tokens received."""
+    """Tokens received, over every attempt (cut-off and invalid answers included)."""
     seconds: float
     """Wall time of the node's call, swap wait included."""
     swap_wait_s: float = 0.0
@@ -33,6 +33,8 @@ class NodeMetrics:
     """Attempts made (retries with a larger budget, fallback model)."""
     revision: int = 0
     """Revision round the call belonged to."""
+    ok: bool = True
+    """False when no attempt gave a usable answer (the node failed or fell back)."""
 
 
 @dataclass(kw_only=True)

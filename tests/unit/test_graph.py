@@ -131,9 +131,14 @@ async def test_invalid_output_retries_then_falls_back(fake_openai: FakeOpenAI) -
     fake_openai.script(
         brief(),
         summary(),
-        {"schema": "CodeSubmission", "content": "not json"},
-        {"schema": "CodeSubmission", "content": '{"code": "x', "finish_reason": "length"},
-        code(GOOD_CODE),
+        {"schema": "CodeSubmission", "content": "not json", "completion_tokens": 3},
+        {
+            "schema": "CodeSubmission",
+            "content": '{"code": "x',
+            "finish_reason": "length",
+            "completion_tokens": 5,
+        },
+        code(GOOD_CODE, completion_tokens=40),
         summary(),
         audit("security"),
         audit("performance"),
@@ -145,7 +150,10 @@ async def test_invalid_output_retries_then_falls_back(fake_openai: FakeOpenAI) -
     first, second, _ = (body["max_completion_tokens"] for body in coder_calls)
     assert second > first  # the retry had a larger budget
     [coder_metric] = [m for m in state.metrics if m.node == "coder"]
-    assert coder_metric.model == "small" and coder_metric.attempts == 3
+    assert coder_metric.model == "small" and coder_metric.attempts == 3 and coder_metric.ok
+    # every attempt's tokens count where the server reported them: the cut-off answer's do;
+    # the non-JSON one is rejected inside the OpenAI client, which keeps no usage
+    assert (coder_metric.prompt_tokens, coder_metric.completion_tokens) == (20, 45)
 
 
 async def test_timeout_goes_straight_to_the_fallback(fake_openai: FakeOpenAI) -> None:
@@ -164,6 +172,22 @@ async def test_failing_node_ends_the_run_with_reason(fake_openai: FakeOpenAI) ->
     assert state.error is not None and state.error.startswith("researcher:")
     assert state.report is not None and state.report.outcome == "failed"
     assert chat_bodies(fake_openai, "CodeSubmission") == []
+    [failed] = state.metrics  # the failed call is measured like a successful one
+    assert failed.node == "researcher" and not failed.ok and failed.attempts == 3
+    assert failed.model == "small" and failed.seconds > 0
+
+
+async def test_a_failed_coder_keeps_the_cost_of_the_nodes_before(fake_openai: FakeOpenAI) -> None:
+    bad = {"schema": "CodeSubmission", "content": "nope", "completion_tokens": 2}
+    fake_openai.script(brief(), summary(), bad, bad, bad)
+    state = await run(fake_openai)
+    assert state.status == "failed" and state.error is not None
+    assert [(m.node, m.ok) for m in state.metrics] == [
+        ("researcher", True),
+        ("summarize_brief", True),
+        ("coder", False),
+    ]
+    assert state.metrics[-1].attempts == 3 and state.metrics[-1].seconds > 0
 
 
 async def test_prompts_stay_bounded_as_revisions_grow(fake_openai: FakeOpenAI) -> None:

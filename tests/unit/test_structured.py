@@ -70,10 +70,18 @@ async def test_request_carries_the_json_schema_constraint(
 async def test_cut_off_answer_is_a_clear_error(
     fake_openai: FakeOpenAI, http: httpx.AsyncClient
 ) -> None:
-    fake_openai.script({"content": '{"summary": "Add two num', "finish_reason": "length"})
+    fake_openai.script(
+        {
+            "content": '{"summary": "Add two num',
+            "finish_reason": "length",
+            "prompt_tokens": 50,
+            "completion_tokens": 9,
+        }
+    )
     with pytest.raises(TruncatedOutputError, match="model m: .*cut off") as info:
         await research("add two numbers", llm_for(fake_openai, http), model_name="m")
     assert info.value.raw.startswith('{"summary"')
+    assert (info.value.prompt_tokens, info.value.completion_tokens) == (50, 9)  # still a cost
 
 
 async def test_invalid_json_is_a_clear_error(
