@@ -11,6 +11,8 @@ Errors are OpenAI-style JSON objects; a full queue answers 429 with ``Retry-Afte
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import time
 from collections.abc import AsyncIterator
@@ -51,6 +53,12 @@ def _routing(body: bytes) -> tuple[str, bool]:
     return model, bool(payload.get("stream"))
 
 
+async def _client_left(request: Request) -> None:
+    """Returns when the client disconnects (its body was read: nothing else can arrive)."""
+    while (await request.receive())["type"] != "http.disconnect":
+        pass
+
+
 class GatewayRoutes:
     """The route handlers, over one :class:`GatewayService`."""
 
@@ -58,13 +66,31 @@ class GatewayRoutes:
         self.service = service
 
     async def completions(self, request: Request) -> Response:
-        """Route a completion request by its ``model`` and relay the answer."""
+        """Route a completion request by its ``model`` and relay the answer.
+
+        A client that leaves before its answer starts (queued, or waiting for a whole
+        answer) cancels the request: its queue place or its upstream request is given up,
+        so the model does not keep generating for nobody.
+        """
         body = await request.body()
         try:
             model, stream = _routing(body)
-            return await self.service.forward(
-                model, request.url.path, body, request.headers, stream=stream
-            )
+        except GatewayError as err:
+            return error_response(err)
+        forwarding = asyncio.create_task(
+            self.service.forward(model, request.url.path, body, request.headers, stream=stream)
+        )
+        leaving = asyncio.create_task(_client_left(request))
+        await asyncio.wait({forwarding, leaving}, return_when=asyncio.FIRST_COMPLETED)
+        if not forwarding.done():
+            forwarding.cancel()
+            with contextlib.suppress(asyncio.CancelledError, GatewayError):
+                await forwarding
+            self.service.metrics.request(model, "client_disconnected")
+            return Response(status_code=499)  # nobody reads it
+        leaving.cancel()
+        try:
+            return forwarding.result()
         except GatewayError as err:
             return error_response(err)
 

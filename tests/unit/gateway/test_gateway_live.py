@@ -8,6 +8,7 @@ servers that are really alive. Both must stay within the budget at every moment.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import random
@@ -499,3 +500,31 @@ async def test_a_model_measured_above_the_budget_fails_clearly(
         info = await live.model_info("a")
         assert info["state"] == "failed" and info["pid"] is None and info["resident_bytes"] == 0
         assert live.service.ledger.violations == []
+
+
+async def test_a_client_that_leaves_gives_up_its_upstream_request_and_its_queue_place(
+    tmp_path: Path, tag: str
+) -> None:
+    models = [
+        fake_model("long", tag, tokens=1000, token_rate=100),
+        fake_model("slow", tag, load_time=3),
+    ]
+    config = write_config(tmp_path, models, 2000 * MB)
+    async with live_gateway(config, tag) as live:
+        await live.http.post(f"{live.url}/models/long/load")
+        for model, field_ in (("long", "in_flight"), ("slow", "queued")):
+            leaving = asyncio.create_task(live.chat(model))  # a 10 s answer / a 3 s load
+            deadline = time.monotonic() + 5
+            while (await live.model_info(model))[field_] != 1:
+                assert time.monotonic() < deadline, f"{model} never had the request"
+                await asyncio.sleep(0.05)
+            leaving.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await leaving
+            deadline = time.monotonic() + 2
+            while (await live.model_info(model))[field_] != 0:
+                assert time.monotonic() < deadline, f"{model} still holds the request"
+                await asyncio.sleep(0.05)
+        metrics = (await live.http.get(f"{live.url}/metrics")).text
+    assert 'model="long",outcome="client_disconnected"} 1' in metrics
+    assert 'model="slow",outcome="client_disconnected"} 1' in metrics
