@@ -14,7 +14,7 @@ DEMO_DB := data/shop.db
 DEMO_OUT ?= demo-out
 PYTEST_ARGS ?=
 
-.PHONY: help install sysdeps models models-all demo test unit integration bench eval lint format clean studio
+.PHONY: help install sysdeps testdeps models models-all demo test unit integration bench eval lint format clean studio
 
 help: ## show the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -38,6 +38,18 @@ sysdeps: ## Debian packages the tools need (bubblewrap for the code sandbox)
 	    { apt-get update -q >/dev/null && apt-get install -y -q bubblewrap >/dev/null; }; \
 	  else echo "bubblewrap is missing: sudo apt-get install bubblewrap"; exit 1; fi; }
 
+# PostgreSQL's server binaries, from Debian's postgresql package: the Postgres checkpointer's
+# tests start a throwaway server with them (tests/postgres.py). Not needed to run edgeswarm, so
+# a machine without apt-get still installs; those tests then fail and say what is missing.
+PG_INITDB := $(firstword $(wildcard /usr/lib/postgresql/*/bin/initdb) $(shell command -v initdb))
+testdeps: ## Debian packages the tests also need (postgresql, for a throwaway server)
+	@test -n "$(PG_INITDB)" || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    apt-get install -y -q postgresql >/dev/null 2>&1 || \
+	    { apt-get update -q >/dev/null && apt-get install -y -q postgresql >/dev/null; } || \
+	    echo "warning: apt-get could not install postgresql: the PostgreSQL tests will fail"; \
+	  else echo "warning: postgresql is missing (sudo apt-get install postgresql): the PostgreSQL tests will fail"; fi; }
+
 models: $(STAMP) ## fetch, convert and verify the embedded models (fast when done)
 	$(BIN)/edgeswarm models pull
 
@@ -55,13 +67,13 @@ demo: install models $(DEMO_DB) ## run the swarm on a demo task with the embedde
 	  if [ $$rc -eq 4 ]; then echo "demo: the models did not solve the task within the revision limit (see $(DEMO_OUT)/report.md)"; \
 	  elif [ $$rc -ne 0 ]; then exit $$rc; fi
 
-test: install models-all lint ## lint, unit and integration tests (the real vLLM CPU server)
+test: install testdeps models-all lint ## lint, unit and integration tests (the real vLLM CPU server, PostgreSQL)
 	$(BIN)/pytest -q $(PYTEST_ARGS)
 
-unit: install ## unit tests only (no network, no model server)
+unit: install testdeps ## unit tests only (no network, no model server; a throwaway PostgreSQL)
 	$(BIN)/pytest -q -m "not integration" $(PYTEST_ARGS)
 
-integration: install models-all ## integration tests only
+integration: install testdeps models-all ## integration tests only
 	$(BIN)/pytest -q -m integration $(PYTEST_ARGS)
 
 bench: install models ## every benchmark vs its baseline: bench/results/<date>-<host>.{json,md,png} (BENCH_ARGS=--quick or --parts a,b)

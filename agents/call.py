@@ -2,13 +2,21 @@
 
 Order of attempts: the role's model with the schema-sized budget; the same model with a
 larger budget (only when the first answer was cut off or invalid); the fallback model. A
-timeout skips straight to the fallback. Before each attempt the model is leased, so a swap
-happens before the prompt is sent and its wait is measured.
+timeout, and a request the endpoint refused, skip straight to the fallback. Before each
+attempt the model is leased, so a swap happens before the prompt is sent and its wait is
+measured.
+
+Within one attempt, and within its deadline, a request the endpoint could not take now
+(:class:`agents.transport.EndpointUnavailableError`: the gateway restarting, a model server
+restarting, a full queue) is resent with backoff: a bounded number of times, except for a full
+queue (429), which is waited out as its ``Retry-After`` says until the deadline. That is not a
+new attempt: the answer was never produced, so the budget and the model stay.
 """
 
 from __future__ import annotations
 
 import asyncio
+import random
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
@@ -18,17 +26,20 @@ from langchain_core.messages import BaseMessage
 from pydantic import BaseModel
 
 from agents.structured import (
+    RequestRefusedError,
     StructuredOutputError,
     StructuredResult,
     ainvoke_structured,
     token_budget,
 )
+from agents.transport import EndpointUnavailableError
 
 T = TypeVar("T", bound=BaseModel)
 ChatFactory = Callable[[str, int], BaseChatModel]
 """Builds a chat model for (model name, max tokens)."""
 Leaser = Callable[[str], Awaitable[float]]
-"""Makes a model ready to serve; returns the seconds spent waiting (a swap)."""
+"""Makes a model ready to serve; returns the seconds spent waiting (a swap). Raises
+:class:`EndpointUnavailableError` when the endpoint cannot do it now."""
 
 
 async def no_lease(model: str) -> float:
@@ -47,6 +58,14 @@ class CallPolicy:
     max_tokens_cap: int = 3072
     retry_factor: float = 1.75
     timeout_s: float = 180.0
+    """Deadline of one attempt, resends included."""
+    resends: int = 4
+    """Resends of a request the endpoint could not take (unreachable, 502, 503) per attempt;
+    a full queue (429) is waited out until the deadline without counting."""
+    backoff_s: float = 1.0
+    """Wait before the first resend; it doubles with each one, up to ``max_backoff_s``."""
+    max_backoff_s: float = 8.0
+    """The longest wait between resends (a ``Retry-After`` may ask for more)."""
 
 
 @dataclass
@@ -61,6 +80,10 @@ class CallTrace:
     nor one the OpenAI client rejected as non-JSON before returning it)."""
     completion_tokens: int = 0
     """Tokens received over the same attempts, cut-off and schema-invalid answers included."""
+    resends: int = 0
+    """Requests sent again because the endpoint could not take them (not new attempts)."""
+    last_resend_reason: str = ""
+    """Why the current attempt's last request was resent ("" when none was)."""
 
     @property
     def last_model(self) -> str:
@@ -100,6 +123,40 @@ def _plan(policy: CallPolicy, schema: type[BaseModel]) -> list[tuple[str, int]]:
     return plan
 
 
+def resend_delay(policy: CallPolicy, failures: int, retry_after_s: float | None) -> float:
+    """Seconds to wait before resending: exponential backoff, at least the ``Retry-After``."""
+    backoff = min(policy.max_backoff_s, policy.backoff_s * 2.0 ** max(0, failures - 1))
+    return max(backoff, retry_after_s or 0.0)
+
+
+async def _attempt(
+    schema: type[T],
+    messages: Sequence[BaseMessage],
+    policy: CallPolicy,
+    step: tuple[str, int],
+    chat: ChatFactory,
+    lease: Leaser,
+    trace: CallTrace,
+) -> StructuredResult[T]:
+    """Lease and ask; resend what the endpoint could not take, as far as the policy allows."""
+    model, budget = step
+    failures = 0
+    trace.last_resend_reason = ""
+    while True:
+        try:
+            trace.swap_wait_s += await lease(model)
+            return await ainvoke_structured(chat(model, budget), schema, messages, model_name=model)
+        except EndpointUnavailableError as err:
+            failures += 0 if err.backpressure else 1
+            if failures > policy.resends:
+                raise
+            trace.resends += 1
+            trace.last_resend_reason = str(err)
+            delay = resend_delay(policy, failures, err.retry_after_s)
+            # jitter, not cryptography: runs turned away together must not return together
+            await asyncio.sleep(delay * random.uniform(1.0, 1.25))  # noqa: S311
+
+
 async def call_structured(
     schema: type[T],
     messages: Sequence[BaseMessage],
@@ -116,21 +173,29 @@ async def call_structured(
         trace.attempts.append(f"{model}@{budget}")
         try:
             async with asyncio.timeout(policy.timeout_s):
-                trace.swap_wait_s += await lease(model)
-                result = await ainvoke_structured(
-                    chat(model, budget), schema, messages, model_name=model
-                )
+                result = await _attempt(schema, messages, policy, plan[index], chat, lease, trace)
             trace.add(result.prompt_tokens, result.completion_tokens)
             return CallOutcome(result, trace)
-        except TimeoutError:
-            trace.errors.append(f"{model}: no answer within {policy.timeout_s:.0f} s")
+        except TimeoutError as err:  # ours, or the endpoint's deadline (504)
+            trace.errors.append(_timed_out(model, err, policy, trace))
             index = _next_model(plan, index)
-            continue
+        except (EndpointUnavailableError, RequestRefusedError) as err:
+            trace.errors.append(str(err))  # the same request again would fare no better
+            index = _next_model(plan, index)
         except StructuredOutputError as err:  # cut off or invalid: a larger budget, then fallback
             trace.errors.append(str(err))
             trace.add(err.prompt_tokens, err.completion_tokens)
-        index += 1
+            index += 1
     raise AgentCallError(trace)
+
+
+def _timed_out(model: str, err: TimeoutError, policy: CallPolicy, trace: CallTrace) -> str:
+    if str(err):
+        return str(err)
+    message = f"{model}: no answer within {policy.timeout_s:.0f} s"
+    if trace.last_resend_reason:
+        message += f" (last resent after: {trace.last_resend_reason})"
+    return message
 
 
 def _next_model(plan: list[tuple[str, int]], index: int) -> int:

@@ -4,7 +4,9 @@ The schema travels as ``response_format={"type": "json_schema", ...}`` (langchai
 ``with_structured_output(..., method="json_schema")``), which vLLM enforces token by token.
 Never ``guided_json``: vLLM removed it and silently ignores it. Guided decoding guarantees the
 grammar, not that the answer ends, so a cut-off answer (``finish_reason="length"``) becomes a
-:class:`TruncatedOutputError` and anything unparsable an :class:`InvalidOutputError`.
+:class:`TruncatedOutputError` and anything unparsable an :class:`InvalidOutputError`. A request
+without an answer raises what :mod:`agents.transport` says it means (resend it later, or a
+deadline), else a :class:`RequestRefusedError`.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_openai import ChatOpenAI
 from pydantic import BaseModel, SecretStr, ValidationError
+
+from agents.transport import EndpointDeadlineError, status_failure, unreachable
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -56,6 +60,10 @@ class TruncatedOutputError(StructuredOutputError):
 
 class InvalidOutputError(StructuredOutputError):
     """The answer is not valid JSON for the schema, or the request failed."""
+
+
+class RequestRefusedError(InvalidOutputError):
+    """The endpoint refused the request (400, 401, 404, 500...): resending will not help."""
 
 
 @dataclass(frozen=True)
@@ -155,9 +163,23 @@ async def ainvoke_structured(
             model_name, f"the answer does not match the schema: {_first_error(err)}"
         ) from None
     except (TimeoutError, openai.APIError) as err:
-        raise InvalidOutputError(model_name, f"request failed: {err}") from err
+        raise _request_failure(model_name, err) from err
     seconds = time.monotonic() - start
     return _checked(out, schema, model_name, seconds)
+
+
+def _request_failure(model: str, err: Exception) -> Exception:
+    """A request that got no usable answer: transient, a deadline, or refused."""
+    if isinstance(err, TimeoutError | openai.APITimeoutError):
+        return EndpointDeadlineError(f"model {model}: no answer before the client's timeout")
+    if isinstance(err, openai.APIConnectionError):
+        return unreachable(model, err)
+    if isinstance(err, openai.APIStatusError):
+        response = err.response
+        failure = status_failure(model, response.status_code, response.headers, err.message)
+        if failure is not None:
+            return failure
+    return RequestRefusedError(model, f"request failed: {err}")
 
 
 def _first_error(err: ValidationError) -> str:

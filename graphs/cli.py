@@ -1,9 +1,10 @@
-"""The ``edgeswarm`` command line: run a task, evaluate, manage models, serve, gateway."""
+"""The ``edgeswarm`` command line: run or resume a task, list runs, evaluate, models, serve."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import signal
 import sys
@@ -20,7 +21,10 @@ from graphs.report import (
     print_progress,
     print_pull,
     print_run,
+    print_runs,
 )
+from graphs.runs import RunBusyError, RunNotFoundError, RunOptions, RunRecord, RunStore, using
+from graphs.runs_db import RunsDatabaseError
 from runtime.catalog import CatalogError, ModelEntry, load_catalog
 from runtime.endpoint import ModelNotPulledError, ServerRecord, embedded_server, register
 from runtime.endpoint import unregister as unregister_server
@@ -35,6 +39,7 @@ from tools.sandbox import SandboxUnavailable
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_ENVIRONMENT, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 EXIT_UNRESOLVED = 4  # the swarm ran, but its code did not pass within the revision limit
+EXIT_NO_RUN, EXIT_RUN_BUSY = 5, 6  # resume: no such thread id; it runs in another process
 _log = get_logger("cli")
 
 
@@ -56,6 +61,17 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--model", help="catalogue model for the embedded server")
     run.add_argument("--base-url", help="use this OpenAI-compatible server instead")
     run.set_defaults(handler=cmd_run)
+
+    resume = sub.add_parser("resume", help="continue an interrupted run from its last checkpoint")
+    resume.add_argument("thread_id", help="the thread id that `run` printed")
+    resume.add_argument("--out", help="write the outputs here (default: the run's own --out)")
+    resume.add_argument("--json", action="store_true", help="print the result as JSON")
+    resume.set_defaults(handler=cmd_resume)
+
+    runs = sub.add_parser("runs", help="list checkpointed runs, newest first")
+    runs.add_argument("--limit", type=int, default=20, help="show this many (default 20)")
+    runs.add_argument("--json", action="store_true", help="print as JSON")
+    runs.set_defaults(handler=cmd_runs)
 
     ev = sub.add_parser("eval", help="measure the swarm on a task set with hidden tests")
     ev.add_argument("--tasks", help="task set directory (default: bench/tasks)")
@@ -103,7 +119,7 @@ def _settings(args: argparse.Namespace, **explicit: Any) -> Settings:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    """Run the swarm on one task against the configured or embedded models."""
+    """Run the swarm on one task against the configured or embedded models, checkpointed."""
     settings = _settings(args, model=args.model, base_url=args.base_url)
     _start_logging(settings)
     from graphs import runner
@@ -114,21 +130,99 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.max_revisions is not None:
         overrides["max_revisions"] = args.max_revisions
     overrides.update(_model_overrides(args.model, runner.ROLES))
-    with (
-        bind_run(new_run_id()) as run_id,
-        runner.swarm_endpoint(settings, runner.models_needed(overrides)) as endpoint,
-    ):
-        context = runner.context_for(endpoint, runner.served_models(endpoint), **overrides)
-        start = time.monotonic()
-        state = asyncio.run(runner.run_swarm(inputs, context, progress=print_progress))
-        seconds = round(time.monotonic() - start, 2)
-    output = runner.output_json(
-        state, run_id=run_id, task=inputs.task, endpoint=endpoint.base_url, seconds=seconds
+    options = RunOptions(
+        model=settings.model,
+        base_url=None if settings.base_url is None else str(settings.base_url),
+        served_model_name=settings.served_model_name,
+        overrides=overrides,
+        workspace=inputs.workspace,
+        database=inputs.database,
+        out=args.out,
     )
-    if args.out:
-        for path in runner.write_outputs(Path(args.out), output):
+    record = using(settings.runs_database(), lambda store: store.create(inputs.task, options))
+    thread = record.thread_id
+    print(f"edgeswarm: thread {thread} (`edgeswarm resume {thread}` continues it)", file=sys.stderr)
+    return _drive(record, settings, out=args.out, as_json=args.json)
+
+
+def cmd_resume(args: argparse.Namespace) -> int:
+    """Continue an interrupted run from its last checkpoint, with the options it started with."""
+    where = _settings(args).runs_database()
+    record = using(where, lambda store: store.claim(args.thread_id), create=False)
+    out = args.out or record.options.out
+    if record.finished and record.result is not None:
+        print(f"edgeswarm: run {record.thread_id} already finished; its result:", file=sys.stderr)
+        return _show(record.result, out=out, as_json=args.json)
+    options = record.options  # the API key is not stored: it comes from the settings, as ever
+    settings = _settings(
+        args,
+        model=options.model,
+        base_url=options.base_url,
+        served_model_name=options.served_model_name,
+    )
+    _start_logging(settings)
+    after = f" after {record.last_node}" if record.last_node else " from the start"
+    print(f"edgeswarm: resuming thread {record.thread_id}{after}", file=sys.stderr, flush=True)
+    return _drive(record, settings, out=out, as_json=args.json)
+
+
+def cmd_runs(args: argparse.Namespace) -> int:
+    """List checkpointed runs, newest first."""
+    if args.limit < 1:
+        raise ValueError(f"--limit must be at least 1, not {args.limit}")
+    where = _settings(args).runs_database()
+    try:
+        records = using(where, lambda store: store.list(args.limit), create=False)
+    except RunNotFoundError:  # no database yet: no runs
+        records = []
+    print_runs([record.summary() for record in records], as_json=args.json)
+    return EXIT_OK
+
+
+def _drive(record: RunRecord, settings: Settings, *, out: str | None, as_json: bool) -> int:
+    """Run or continue the record's thread to its end; print and write the result."""
+    from graphs import runner
+
+    overrides = record.options.overrides
+    try:
+        with (
+            bind_run(new_run_id()) as run_id,
+            runner.swarm_endpoint(settings, runner.models_needed(overrides)) as endpoint,
+        ):
+            context = runner.context_for(endpoint, runner.served_models(endpoint), **overrides)
+            start = time.monotonic()
+
+            async def execute(store: RunStore) -> dict[str, Any]:
+                state = await runner.run_checkpointed(
+                    store, record, context, progress=print_progress
+                )
+                output = runner.output_json(
+                    state,
+                    run_id=run_id,
+                    thread_id=record.thread_id,
+                    task=record.task,
+                    endpoint=endpoint.base_url,
+                    seconds=round(time.monotonic() - start, 2),
+                )
+                await store.finish(record.thread_id, output)
+                return output
+
+            output = using(settings.runs_database(), execute)
+    except BaseException:
+        with contextlib.suppress(Exception):  # never hide why the run stopped
+            using(settings.runs_database(), lambda store: store.interrupted(record.thread_id))
+        print(f"edgeswarm: to continue: edgeswarm resume {record.thread_id}", file=sys.stderr)
+        raise
+    return _show(output, out=out, as_json=as_json)
+
+
+def _show(output: dict[str, Any], *, out: str | None, as_json: bool) -> int:
+    from graphs import runner
+
+    if out:
+        for path in runner.write_outputs(Path(out), output):
             print(f"wrote {path}", file=sys.stderr)
-    print_run(output, as_json=args.json)
+    print_run(output, as_json=as_json)
     return _exit_code(output)
 
 
@@ -259,6 +353,9 @@ _ERRORS: list[tuple[type[BaseException], int]] = [
     (ServerStartError, EXIT_ENVIRONMENT),
     (ProvisionError, EXIT_ENVIRONMENT),
     (DeviceBusyError, EXIT_ENVIRONMENT),
+    (RunsDatabaseError, EXIT_ENVIRONMENT),
+    (RunNotFoundError, EXIT_NO_RUN),
+    (RunBusyError, EXIT_RUN_BUSY),
     (FileNotFoundError, EXIT_ENVIRONMENT),
     (SandboxUnavailable, EXIT_ENVIRONMENT),
 ]

@@ -74,6 +74,17 @@ class Context:
     node_timeout_s: float = field(
         default=240.0, metadata=_doc("Deadline of one LLM attempt; then the fallback runs.")
     )
+    resends: int = field(
+        default=4,
+        metadata=_doc(
+            "Resends of a request the endpoint could not take (unreachable, 502, 503), with "
+            "backoff, within node_timeout_s; a full queue (429) is waited out as its "
+            "Retry-After says. Then the fallback runs."
+        ),
+    )
+    resend_backoff_s: float = field(
+        default=1.0, metadata=_doc("Wait before the first resend; doubles each time, up to 8 s.")
+    )
     sandbox_timeout_s: float = field(default=20.0, metadata=_doc("Deadline of a test run."))
     researcher_temperature: float = field(default=0.0, metadata=_doc("Researcher sampling."))
     coder_temperature: float = field(default=0.0, metadata=_doc("Coder sampling."))

@@ -15,6 +15,7 @@ from pydantic import BaseModel
 
 from agents.call import AgentCallError, CallPolicy, CallTrace, call_structured
 from agents.structured import chat_model, token_budget
+from agents.transport import EndpointDeadlineError, status_failure, unreachable
 from graphs.context import Context, Role
 from graphs.state import NodeMetrics
 from runtime.logs import get_logger
@@ -45,19 +46,37 @@ def gateway_root(base_url: str) -> str:
     return root.removesuffix("/v1")
 
 
-async def lease_model(http: httpx.AsyncClient, base_url: str, model: str) -> float:
+async def lease_model(
+    http: httpx.AsyncClient, base_url: str, model: str, api_key: str | None = None
+) -> float:
     """Ask an edgeswarm gateway to make ``model`` resident; the seconds it took.
 
-    A plain vLLM server has no management routes (404/405): nothing to wait for there.
+    ``api_key`` is sent as the bearer token, as the chat calls send it. A plain vLLM server
+    has no management routes (404/405): nothing to wait for there.
+
+    Raises:
+        EndpointUnavailableError: the gateway cannot do it now (unreachable, 429, 502, 503).
+        EndpointDeadlineError: the gateway's deadline (504) or the client's timeout passed.
+        httpx.HTTPStatusError: the gateway refused (401, 400...).
     """
     start = time.monotonic()
     url = f"{gateway_root(base_url)}/models/{quote(model, safe='')}/load"
-    reply = await http.post(url)
+    headers = {"Authorization": f"Bearer {api_key}"} if api_key else None
+    try:
+        reply = await http.post(url, headers=headers)
+    except httpx.TimeoutException as err:
+        raise EndpointDeadlineError(f"model {model}: the lease got no answer in time") from err
+    except httpx.TransportError as err:
+        raise unreachable(model, err) from err
     if reply.status_code in (404, 405):
         return 0.0
+    detail = f"the gateway refused to load {model}: {reply.status_code} {reply.text[:200]}"
+    failure = status_failure(model, reply.status_code, reply.headers, detail)
+    if failure is not None:
+        raise failure
     if reply.status_code >= 400:
         raise httpx.HTTPStatusError(
-            f"the gateway refused to load {model}: {reply.status_code} {reply.text[:200]}",
+            detail,
             request=reply.request,
             response=reply,
         )
@@ -86,6 +105,8 @@ async def ask(
         fallback_model=None if single_attempt else ctx.fallback_model,
         max_tokens=budget,
         timeout_s=ctx.node_timeout_s,
+        resends=ctx.resends,
+        backoff_s=ctx.resend_backoff_s,
     )
     if single_attempt:
         first = min(budget or token_budget(schema), policy.max_tokens_cap)
@@ -108,14 +129,20 @@ async def ask(
         async def lease(model: str) -> float:
             if not ctx.lease_models:
                 return 0.0
-            return await lease_model(http, ctx.base_url, model)
+            return await lease_model(http, ctx.base_url, model, ctx.api_key)
 
         try:
             outcome = await call_structured(schema, messages, policy, chat, lease)
         except (AgentCallError, httpx.HTTPError) as err:
             trace = err.trace if isinstance(err, AgentCallError) else CallTrace()
             metrics = _metrics(node, trace, start, revision, model=trace.last_model or policy.model)
-            _log.warning("node_failed", node=node, error=str(err), seconds=metrics.seconds)
+            _log.warning(
+                "node_failed",
+                node=node,
+                error=str(err),
+                resends=trace.resends,
+                seconds=metrics.seconds,
+            )
             raise NodeFailedError(f"{node}: {err}", replace(metrics, ok=False)) from err
     metrics = _metrics(node, outcome.trace, start, revision, model=outcome.result.model)
     _log.info(
@@ -124,6 +151,7 @@ async def ask(
         model=metrics.model,
         seconds=metrics.seconds,
         attempts=metrics.attempts,
+        resends=outcome.trace.resends,
         prompt_tokens=metrics.prompt_tokens,
     )
     return Answer(outcome.result.value, metrics)

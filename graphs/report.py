@@ -38,9 +38,10 @@ def print_run(output: dict[str, Any], *, as_json: bool) -> None:
         print(json.dumps(output, indent=2))
         return
     report = output.get("report") or {}
+    thread = f" (thread {output['thread_id']})" if output.get("thread_id") else ""
     print(
-        f"run {output['run_id']}: {output['status']}, outcome {report.get('outcome', '-')} "
-        f"in {output['seconds']} s"
+        f"run {output['run_id']}{thread}: {output['status']}, outcome "
+        f"{report.get('outcome', '-')} in {output['seconds']} s"
     )
     print(f"  reason: {report.get('reason') or output.get('error') or '-'}")
     if report.get("summary"):
@@ -56,6 +57,24 @@ def print_run(output: dict[str, Any], *, as_json: bool) -> None:
         print(f"  finding: {finding['auditor']} [{finding['severity']}] {finding['title']}")
     for name, content in (report.get("files") or {}).items():
         print(f"\n--- {name} ---\n{content.rstrip()}")
+
+
+def print_runs(rows: Sequence[Mapping[str, Any]], *, as_json: bool) -> None:
+    """A table of runs, newest first (``edgeswarm runs``)."""
+    if as_json:
+        print(json.dumps(list(rows), indent=2))
+        return
+    if not rows:
+        print("no runs yet")
+        return
+    print(f"{'THREAD ID':36}  {'STARTED':25}  {'STATUS':22}  {'LAST NODE':19}  TASK")
+    for row in rows:
+        status = row["status"] + (f" ({row['outcome']})" if row.get("outcome") else "")
+        task = row["task"] if len(row["task"]) <= 60 else row["task"][:57] + "..."
+        print(
+            f"{row['thread_id']:36}  {row['started']:25}  {status:22}  "
+            f"{row['last_node'] or '-':19}  {task}"
+        )
 
 
 def print_pull(result: PullResult) -> None:

@@ -4,23 +4,29 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any
 
+from langchain_core.runnables import RunnableConfig
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.types import Durability
 from pydantic import TypeAdapter
 
 from graphs.context import Context, Role
 from graphs.nodes import validate_task
-from graphs.state import InputState, OutputState
-from graphs.swarm import graph
+from graphs.runs import RunRecord, RunStore, thread_config
+from graphs.state import InputState, OutputState, State
+from graphs.swarm import build_graph, graph
 from runtime.endpoint import Endpoint, find_running, list_models
 from runtime.gateway.embedded import embedded_gateway
 from runtime.logs import get_logger
 from runtime.settings import Settings
 
-ProgressFn = Callable[[str, Mapping[str, Any]], None]
+ProgressFn = Callable[[str, Mapping[str, Any]], Awaitable[None] | None]
+"""Called with each node's update as it lands; may be a coroutine function."""
+SwarmGraph = CompiledStateGraph[State, Context, InputState, OutputState]
 _log = get_logger("runner")
 ROLES: tuple[Role, ...] = ("researcher", "coder", "auditor", "summarizer")
 
@@ -61,7 +67,7 @@ def swarm_endpoint(settings: Settings, models: list[str]) -> Iterator[Endpoint]:
         return
     budget = int(settings.gateway_budget_gib * 2**30) if settings.gateway_budget_gib else None
     with embedded_gateway(settings, models, budget_bytes=budget) as base_url:
-        yield Endpoint(base_url, models[0], owned=True)
+        yield Endpoint(base_url, models[0], settings.api_key, owned=True)
 
 
 def context_for(endpoint: Endpoint, served: list[str], **overrides: Any) -> Context:
@@ -101,20 +107,65 @@ def check_inputs(task: str, workspace: str | None, database: str | None) -> Inpu
 
 
 async def run_swarm(
-    inputs: InputState, context: Context, *, progress: ProgressFn | None = None
+    inputs: InputState | None,
+    context: Context,
+    *,
+    progress: ProgressFn | None = None,
+    swarm: SwarmGraph = graph,
+    config: RunnableConfig | None = None,
 ) -> OutputState:
-    """Run the graph, reporting each node's update as it lands; the final output state."""
+    """Run the graph, reporting each node's update as it lands; the final output state.
+
+    With a checkpointed ``swarm``, ``config`` names the thread, and ``inputs`` None continues
+    it from its last checkpoint.
+    """
     last: dict[str, Any] = {}
     part: Any
-    async for part in graph.astream(inputs, context=context, stream_mode=["updates", "values"]):
+    # Checkpointed, each step is saved before the next starts: a kill loses only nodes in flight.
+    durability: Durability | None = "sync" if swarm.checkpointer is not None else None
+    async for part in swarm.astream(
+        inputs, config, context=context, stream_mode=["updates", "values"], durability=durability
+    ):
         mode, chunk = part
         if mode == "values":
             last = chunk
         elif progress is not None:
             for node, update in chunk.items():
-                progress(node, update or {})
+                done = progress(node, update or {})
+                if done is not None:
+                    await done
+    if config is not None and swarm.checkpointer is not None:
+        last = (await swarm.aget_state(config)).values  # also when nothing was left to run
     names = {f.name for f in fields(OutputState)}
     return OutputState(**{key: value for key, value in last.items() if key in names})
+
+
+async def run_checkpointed(
+    store: RunStore, record: RunRecord, context: Context, *, progress: ProgressFn | None = None
+) -> OutputState:
+    """Run the record's thread to the graph's end: from its last checkpoint, or from the start.
+
+    Nodes that finished before are not run again; each node that finishes is recorded as the
+    run's last node.
+    """
+
+    async def on_node(node: str, update: Mapping[str, Any]) -> None:
+        done = progress(node, update) if progress is not None else None
+        if done is not None:
+            await done
+        await store.node_done(record.thread_id, node)
+
+    options = record.options
+    inputs = InputState(task=record.task, workspace=options.workspace, database=options.database)
+    fresh = not await store.has_checkpoint(record.thread_id)
+    swarm = build_graph().compile(name="swarm", checkpointer=store.saver)
+    return await run_swarm(
+        inputs if fresh else None,
+        context,
+        progress=on_node,
+        swarm=swarm,
+        config=thread_config(record.thread_id),
+    )
 
 
 def output_json(state: OutputState, **extra: Any) -> dict[str, Any]:

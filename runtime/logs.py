@@ -2,15 +2,24 @@
 
 Every event carries the run id while one is bound (``bind_run``), through structlog's
 context variables, so concurrent runs in one process keep their own ids.
+
+Logs never carry secrets: values under secret-looking keys (``token``, ``api_key``,
+``authorization``, ``password``...), the values of secret-looking environment variables
+(``*TOKEN*``, ``*KEY*``, ``*SECRET*``, ``*PASSWORD*``, 8 characters or more) and of secrets
+registered with :func:`add_secrets`, bearer tokens and ``--api-key`` arguments are replaced
+by ``[REDACTED]`` wherever they appear, a prompt that echoes one included.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import io
 import logging
+import os
+import re
 import sys
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any, TextIO, cast
 
@@ -18,17 +27,87 @@ import structlog
 
 from runtime.settings import LogFormat
 
+REDACTED = "[REDACTED]"
+MIN_SECRET_CHARS = 8
+_SECRET_ENV = re.compile(r"TOKEN|KEY|SECRET|PASSWORD|PASSWD|CREDENTIAL", re.IGNORECASE)
+_SECRET_FIELD = re.compile(
+    r"^(.*[_-])?(token|api_?key|secret|password|passwd|authorization|credentials?)$",
+    re.IGNORECASE,
+)
+_SECRET_FLAG = r"--[\w-]*(?:api[-_]key|token|secret|password)"  # noqa: S105 (a pattern)
+# A secret in a line of text: `Bearer x`, `--api-key x`, `api_key=x`, vLLM's `'api_key': ['x']`.
+_INLINE_SECRET = re.compile(
+    rf"(\bbearer\s+|{_SECRET_FLAG}[=\s]+|\bapi_key['\"]?\s*[:=]\s*\[?\s*['\"]?)"
+    r"(?!REDACTED\])([^\s'\",\[\]]{4,})",
+    re.IGNORECASE,
+)
+_FLAG = re.compile(_SECRET_FLAG, re.IGNORECASE)
+_registered: set[str] = set()
+
+
+def add_secrets(*values: str | None) -> None:
+    """Redact these values too (a token read from a file, a backend's API key)."""
+    _registered.update(v for v in values if v is not None and len(v) >= MIN_SECRET_CHARS)
+
+
+class SecretRedactor:
+    """A structlog processor replacing secrets in an event (or its rendered text)."""
+
+    def __init__(self, environ: Mapping[str, str]) -> None:
+        self._env = {
+            value
+            for name, value in environ.items()
+            if _SECRET_ENV.search(name) and len(value) >= MIN_SECRET_CHARS
+        }
+
+    def text(self, text: str) -> str:
+        """``text`` with every known secret and inline credential replaced."""
+        for secret in sorted(self._env | _registered, key=len, reverse=True):
+            text = text.replace(secret, REDACTED)
+        return _INLINE_SECRET.sub(rf"\1{REDACTED}", text)
+
+    def value(self, value: Any) -> Any:
+        """A logged value with secrets redacted, through dicts, lists and tuples."""
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, dict):
+            return {
+                key: REDACTED
+                if isinstance(key, str) and _SECRET_FIELD.match(key)
+                else self.value(item)
+                for key, item in value.items()
+            }
+        if isinstance(value, list | tuple):  # an argument vector: `--api-key`, then the key
+            after_flag = [False, *(isinstance(v, str) and _FLAG.fullmatch(v) for v in value)]
+            return type(value)(
+                REDACTED if flagged else self.value(item)
+                for item, flagged in zip(value, after_flag, strict=False)
+            )
+        return value
+
+    def __call__(self, _: Any, __: str, event: Any) -> Any:
+        """Redact an event dict, or the text a renderer made of it."""
+        return self.text(event) if isinstance(event, str) else self.value(event)
+
 
 def configure_logging(
-    log_format: LogFormat = LogFormat.AUTO, level: str = "info", stream: TextIO | None = None
+    log_format: LogFormat = LogFormat.AUTO,
+    level: str = "info",
+    stream: TextIO | None = None,
+    environ: Mapping[str, str] | None = None,
 ) -> None:
-    """Configure structlog for this process; later calls reconfigure (tests, CLI flags)."""
+    """Configure structlog for this process; later calls reconfigure (tests, CLI flags).
+
+    ``environ`` (default: the process's) is where secret-looking variables are looked up.
+    """
     out = stream if stream is not None else cast(TextIO, _Stderr())
     use_json = log_format is LogFormat.JSON or (log_format is LogFormat.AUTO and not _is_tty(out))
     renderer: Any = (
         structlog.processors.JSONRenderer()
         if use_json
-        else structlog.dev.ConsoleRenderer(colors=_is_tty(out))
+        else structlog.dev.ConsoleRenderer(
+            colors=_is_tty(out), exception_formatter=_traceback_formatter()
+        )
     )
     processors: list[Any] = [
         structlog.contextvars.merge_contextvars,
@@ -38,14 +117,23 @@ def configure_logging(
     ]
     if use_json:  # the console renderer formats exceptions itself
         processors.append(structlog.processors.format_exc_info)
+    # Redacted before rendering (keys, JSON escaping) and after (console tracebacks).
+    redactor = SecretRedactor(os.environ if environ is None else environ)
     structlog.configure(
-        processors=[*processors, renderer],
+        processors=[*processors, redactor, renderer, redactor],
         wrapper_class=structlog.make_filtering_bound_logger(
             logging.getLevelNamesMapping()[level.upper()]
         ),
         logger_factory=structlog.PrintLoggerFactory(file=out),
         cache_logger_on_first_use=False,
     )
+
+
+def _traceback_formatter() -> Any:
+    """Tracebacks without local variables: those would print prompts and keys."""
+    if importlib.util.find_spec("rich") is None:
+        return structlog.dev.plain_traceback
+    return structlog.dev.RichTracebackFormatter(show_locals=False)
 
 
 class _Stderr(io.TextIOBase):

@@ -9,9 +9,12 @@ environment themselves; they get what they need from this object or the run's co
 from __future__ import annotations
 
 import os
+import re
+from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 import platformdirs
 from pydantic import Field, HttpUrl, ValidationError, field_validator
@@ -19,6 +22,12 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 ENV_PREFIX = "EDGESWARM_"
 DEFAULT_ENV_FILE = "edgeswarm.env"
+POSTGRES_SCHEMES = ("postgresql://", "postgres://")
+MASK = "***"
+# The password in a URL's user info (`user:PASSWORD@`) or in its query (`password=PASSWORD`).
+_URL_PASSWORD = re.compile(
+    r"^(postgres(?:ql)?://[^:@/?#]*:)([^@/?#]*)(?=@)|([?&]password=)([^&#]*)"
+)
 
 
 class LogFormat(StrEnum):
@@ -39,6 +48,52 @@ class Device(StrEnum):
 
 class SettingsError(ValueError):
     """Settings could not be read; the message names the source and the key."""
+
+
+@dataclass(frozen=True)
+class PostgresURL:
+    """A PostgreSQL connection URL, ``postgresql://user:password@host:port/dbname``.
+
+    It prints with its password masked, and :meth:`scrub` masks it in any text (a driver's
+    error message may quote the URL), so neither messages nor logs ever show it.
+    """
+
+    url: str = field(repr=False)
+
+    def __str__(self) -> str:
+        return _URL_PASSWORD.sub(lambda m: f"{m[1] or m[3]}{MASK}", self.url)
+
+    def __repr__(self) -> str:
+        return f"PostgresURL({str(self)!r})"
+
+    def passwords(self) -> list[str]:
+        """The password as written in the URL and decoded (for redaction)."""
+        found = (m[2] or m[4] for m in _URL_PASSWORD.finditer(self.url))
+        return sorted({form for raw in found if raw for form in (raw, unquote(raw))}, key=len)
+
+    def scrub(self, text: str) -> str:
+        """``text`` with this URL's password masked wherever it appears."""
+        text = text.replace(self.url, str(self))
+        for secret in reversed(self.passwords()):
+            if len(secret) >= 4:  # shorter ones would mask ordinary words; the URL is done above
+                text = text.replace(secret, MASK)
+        return text
+
+    def check(self) -> None:
+        """Parse the URL as libpq will, and check its ports.
+
+        Raises:
+            ValueError: the URL is malformed; the message does not show the password.
+        """
+        from psycopg import Error, conninfo  # only when PostgreSQL is configured
+
+        try:
+            params = conninfo.conninfo_to_dict(self.url)
+        except Error as err:
+            raise ValueError(f"not a valid PostgreSQL URL: {self.scrub(str(err))}") from None
+        ports = str(params.get("port", "5432")).split(",")
+        if not all(port.isdigit() and 0 < int(port) < 65536 for port in ports):
+            raise ValueError(f"not a valid PostgreSQL URL: port {params['port']!r}")
 
 
 def _default_cache_dir() -> Path:
@@ -67,6 +122,13 @@ class Settings(BaseSettings):
     state_dir: Path = Field(
         default_factory=_default_state_dir,
         description="Where server logs and run state are written.",
+    )
+    runs_db: str | None = Field(
+        default=None,
+        description="Where checkpointed runs are kept (resume, runs): a SQLite file, or a "
+        "PostgreSQL server as postgresql://user:password@host:port/dbname; default "
+        "<state_dir>/runs.sqlite.",
+        repr=False,  # a URL may carry a password
     )
     base_url: HttpUrl | None = Field(
         default=None,
@@ -122,6 +184,18 @@ class Settings(BaseSettings):
     def _expand(cls, value: Path) -> Path:
         return value.expanduser()
 
+    @field_validator("runs_db")
+    @classmethod
+    def _runs_location(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        if value.startswith(POSTGRES_SCHEMES):
+            PostgresURL(value).check()
+            return value
+        if "://" in value:
+            raise ValueError("must be a SQLite file path or a postgresql:// URL")
+        return str(Path(value).expanduser())
+
     @property
     def request_model_name(self) -> str:
         """Model name to put in requests to base_url."""
@@ -130,6 +204,14 @@ class Settings(BaseSettings):
     def log_dir(self) -> Path:
         """Directory for server log files."""
         return self.state_dir / "logs"
+
+    def runs_database(self) -> Path | PostgresURL:
+        """Where checkpointed runs are kept: a SQLite file, or a PostgreSQL database."""
+        if self.runs_db is None:
+            return self.state_dir / "runs.sqlite"
+        if self.runs_db.startswith(POSTGRES_SCHEMES):
+            return PostgresURL(self.runs_db)
+        return Path(self.runs_db)
 
 
 def load_settings(env_file: str | os.PathLike[str] | None = None, **explicit: Any) -> Settings:
@@ -157,6 +239,9 @@ def _describe(err: ValidationError, file: str | os.PathLike[str] | None) -> str:
     lines = []
     for problem in err.errors():
         key = ".".join(str(part) for part in problem["loc"]) or "(settings)"
+        if key.upper().startswith(ENV_PREFIX):  # an unknown variable in the env file
+            lines.append(f"{key.upper()} in {file or DEFAULT_ENV_FILE}: not a setting")
+            continue
         env_name = f"{ENV_PREFIX}{key.upper()}"
         lines.append(f"{key} ({env_name}, {source}the command line): {problem['msg']}")
     return "invalid settings: " + "; ".join(lines)

@@ -20,6 +20,7 @@ import httpx
 import pytest
 
 from runtime.process import ManagedProcess, free_port
+from tests.postgres import PostgresServer, throwaway_postgres
 
 ROOT = Path(__file__).resolve().parent.parent
 FAKE_SERVER = ROOT / "tests" / "fakes" / "openai_server.py"
@@ -135,3 +136,16 @@ def fake_openai(_fake_openai_session: FakeOpenAI) -> FakeOpenAI:
     allow_loopback_port(_fake_openai_session.port)
     _fake_openai_session.reset()
     return _fake_openai_session
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[PostgresServer]:
+    """A throwaway PostgreSQL server on loopback, once per session (tests/postgres.py)."""
+    with throwaway_postgres() as server:
+        yield server
+
+
+@pytest.fixture
+def postgres_url(postgres_server: PostgresServer) -> str:
+    """The URL of a fresh, empty PostgreSQL database for this test."""
+    return postgres_server.create_database()

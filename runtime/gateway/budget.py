@@ -148,19 +148,25 @@ def pss_bytes(pids: list[int], proc: Path = Path("/proc")) -> int:
 
 
 def gpu_bytes(pids: list[int], index: int = 0) -> int | None:
-    """GPU memory NVML reports for ``pids`` on GPU ``index``; None when NVML cannot tell."""
+    """GPU memory NVML reports for ``pids`` on GPU ``index``; None when NVML cannot tell.
+
+    NVML failing mid-run is logged (``footprint_unmeasured``): the ledger keeps the declared
+    footprint, so the budget still holds, only unchecked against what the GPU really holds.
+    """
     import pynvml
 
     try:
         pynvml.nvmlInit()
-    except pynvml.NVMLError:
+    except pynvml.NVMLError as err:
+        _log.warning("footprint_unmeasured", gpu=index, reason=f"NVML is not available: {err}")
         return None
     try:
         handle = pynvml.nvmlDeviceGetHandleByIndex(index)
         running = pynvml.nvmlDeviceGetComputeRunningProcesses(handle)
         wanted = set(pids)
         return sum(int(p.usedGpuMemory or 0) for p in running if p.pid in wanted)
-    except pynvml.NVMLError:
+    except pynvml.NVMLError as err:
+        _log.warning("footprint_unmeasured", gpu=index, reason=f"NVML query failed: {err}")
         return None
     finally:
         pynvml.nvmlShutdown()

@@ -1,8 +1,11 @@
 """``edgeswarm gateway --config FILE [--host 127.0.0.1] [--port N]``: run the model gateway.
 
 Also runnable as ``python -m runtime.gateway.cli`` (the embedded gateway starts it that way).
-Exit codes: 0 after a clean stop, 2 for an invalid config or usage, 3 when the environment
-refuses (another gateway owns the device, a model is not pulled, the port is taken).
+Listening beyond loopback (``--host 0.0.0.0``, a LAN address) needs a bearer token
+(``EDGESWARM_GATEWAY_TOKEN``, or the config's ``auth`` section); every route then requires it.
+Exit codes: 0 after a clean stop, 2 for an invalid config or usage (a non-loopback host without
+a token included), 3 when the environment refuses (another gateway owns the device, a model is
+not pulled, the port is taken).
 """
 
 from __future__ import annotations
@@ -17,11 +20,12 @@ from typing import Any
 
 import uvicorn
 
+from runtime.gateway.auth import is_loopback
 from runtime.gateway.config import ConfigError, format_bytes, schema_text
 from runtime.gateway.lock import DeviceBusyError, DeviceLock, LockHolder, device_key
 from runtime.gateway.server import build_app
 from runtime.gateway.service import GatewayService, GatewaySetup, prepare
-from runtime.logs import configure_logging
+from runtime.logs import add_secrets, configure_logging
 from runtime.settings import LogFormat, Settings, SettingsError, load_settings
 
 EXIT_OK, EXIT_USAGE, EXIT_ENVIRONMENT = 0, 2, 3
@@ -78,6 +82,10 @@ def run_gateway(args: argparse.Namespace) -> int:
     except (ConfigError, SettingsError) as err:
         _err(str(err))
         return EXIT_USAGE
+    add_secrets(*setup.secrets)
+    if setup.token is None and not is_loopback(args.host):
+        _err(_exposed(setup, args.host))
+        return EXIT_USAGE
     url = f"http://{args.host}:{args.port}"
     lock = DeviceLock(setup.state_dir, device_key(setup.device, setup.config.gpu_index))
     try:
@@ -89,6 +97,15 @@ def run_gateway(args: argparse.Namespace) -> int:
         return _serve(setup, args.host, args.port)
     finally:
         lock.release()
+
+
+def _exposed(setup: GatewaySetup, host: str) -> str:
+    """Why the gateway refuses to listen on a non-loopback ``host`` without a token."""
+    return (
+        f"refusing to listen on {host} without a bearer token: anyone who reaches it could use, "
+        f"load and unload your models. Set {setup.config.auth.token_env} (or auth.token_file "
+        f"in {setup.origin}) to a token of 16 characters or more, or listen on 127.0.0.1"
+    )
 
 
 def _serve(setup: GatewaySetup, host: str, port: int) -> int:
@@ -110,7 +127,7 @@ def _serve(setup: GatewaySetup, host: str, port: int) -> int:
     sys.stdout.write(
         f"edgeswarm gateway: {len(service.slots)} models on http://{host}:{port}/v1 "
         f"(device {setup.device}, budget {format_bytes(setup.budget.device_bytes)} from "
-        f"{setup.budget.source})\n"
+        f"{setup.budget.source}; {'bearer token required' if setup.token else 'no token'})\n"
     )
     sys.stdout.flush()
     asyncio.run(server.serve())

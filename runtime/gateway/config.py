@@ -73,7 +73,9 @@ Size = Annotated[
         }
     ),
 ]
-ModelName = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$")]
+MODEL_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$"
+ModelName = Annotated[str, Field(pattern=MODEL_NAME_PATTERN)]
+DEFAULT_TOKEN_ENV = "EDGESWARM_GATEWAY_TOKEN"  # noqa: S105 (a variable's name, not a token)
 
 
 class _Strict(BaseModel):
@@ -149,6 +151,22 @@ class SchedulingConfig(_Strict):
     )
     watch_interval_s: float = Field(
         default=1.0, gt=0, description="How often backends are checked for a dead process."
+    )
+
+
+class AuthConfig(_Strict):
+    """Where the bearer token comes from (never the token itself: keep it out of this file)."""
+
+    token_env: str = Field(
+        default=DEFAULT_TOKEN_ENV,
+        pattern=r"^[A-Za-z_][A-Za-z0-9_]*$",
+        description="Environment variable holding the token. Unset or empty: no token, which "
+        "only a loopback bind allows; named here explicitly, it must be set.",
+    )
+    token_file: Path | None = Field(
+        default=None,
+        description="File holding the token (surrounding whitespace ignored), relative to this "
+        "config file; wins over token_env.",
     )
 
 
@@ -236,6 +254,11 @@ class GatewayConfig(_Strict):
     )
     budget: BudgetConfig = Field(default_factory=BudgetConfig)
     scheduling: SchedulingConfig = Field(default_factory=SchedulingConfig)
+    auth: AuthConfig = Field(
+        default_factory=AuthConfig,
+        description="The bearer token: required to bind beyond loopback; once set, every "
+        "route needs it (GET /health answers a bare status without it).",
+    )
     models: list[ModelConfig] = Field(min_length=1, description="The models served.")
 
     def model(self, name: str) -> ModelConfig:
@@ -266,8 +289,9 @@ def load_config(path: Path, *, device: Device | None = None) -> GatewayConfig:
         ConfigError: the file is unreadable or invalid; the message names the file and key.
     """
     try:
-        raw = yaml.safe_load(path.read_text("utf-8"))
-    except (OSError, yaml.YAMLError) as err:
+        with path.open(encoding="utf-8") as stream:  # YAML errors then name the file
+            raw = yaml.safe_load(stream)
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as err:
         raise ConfigError(f"{path}: cannot read the gateway config: {err}") from None
     return parse_config(raw, origin=str(path), device=device)
 

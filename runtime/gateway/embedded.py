@@ -5,7 +5,9 @@ the model store), starts ``python -m runtime.gateway.cli`` as a managed process 
 process group on a free port, waits for ``/health`` and yields the OpenAI-compatible base URL.
 On exit, on an error or on Ctrl-C it stops the gateway, which stops every vLLM server it
 started. If another gateway already owns the device and serves every model the run needs,
-that one is used instead (and left running).
+that one is used instead (and left running; the run's API key is its bearer token). The
+embedded gateway listens on loopback only and never inherits ``EDGESWARM_GATEWAY_TOKEN``: the
+run that started it is its only intended client.
 
 Footprints are estimates from the weights on disk: on CPU a vLLM server's proportional set size
 is dominated by the server itself (measured: 3.2 GB for SmolLM2-135M with a 1 GiB KV cache,
@@ -26,6 +28,7 @@ import yaml
 
 from runtime.catalog import Catalog, load_catalog
 from runtime.endpoint import ModelNotPulledError, list_models
+from runtime.gateway.config import DEFAULT_TOKEN_ENV
 from runtime.gateway.lock import DeviceBusyError, device_key, is_locked, lock_path, read_holder
 from runtime.logs import get_logger
 from runtime.nvml import NVMLUnavailableError, device_memory
@@ -135,13 +138,15 @@ def running_gateway(settings: Settings, device: Device, models: Sequence[str]) -
     holder = read_holder(path)
     served: set[str] = set()
     if holder is not None:
-        served = set(list_models(f"{holder.url}/v1", timeout_s=5.0, trust_env=False))
+        url = f"{holder.url}/v1"
+        served = set(list_models(url, api_key=settings.api_key, timeout_s=5.0, trust_env=False))
     missing = sorted(set(models) - served)
     if holder is None or missing:
         where = f"pid {holder.pid} at {holder.url}" if holder else "unknown process"
         raise DeviceBusyError(
             f"another edgeswarm gateway ({where}) owns device {device} and does not serve "
-            f"{', '.join(missing) or 'the requested models'}; add them to its config, stop it, "
+            f"{', '.join(missing) or 'the requested models'} (a gateway with a bearer token "
+            "lists nothing without it: set EDGESWARM_API_KEY); add them to its config, stop it, "
             "or set EDGESWARM_BASE_URL to a gateway that serves them"
         )
     _log.info("gateway_reused", url=holder.url, pid=holder.pid, models=list(models))
@@ -172,6 +177,7 @@ def embedded_gateway(
         _command(path, port),
         health_url=f"http://127.0.0.1:{port}/health",
         log_path=settings.log_dir() / f"gateway-{port}.log",
+        env={k: v for k, v in os.environ.items() if k != DEFAULT_TOKEN_ENV},
         start_timeout_s=start_timeout_s,
         stop_timeout_s=GATEWAY_STOP_TIMEOUT_S,
         die_with_parent=True,

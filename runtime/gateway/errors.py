@@ -54,3 +54,10 @@ class UpstreamError(GatewayError):
 
     status = 502
     kind = "upstream_error"
+
+
+class UnauthorizedError(GatewayError):
+    """The request lacks this gateway's bearer token (401 with ``WWW-Authenticate``)."""
+
+    status = 401
+    kind = "authentication_error"

@@ -41,7 +41,7 @@ class GatewayMetrics:
         self.requests[(model, outcome)] += 1
 
     def admitted(self, model: str, how: str) -> None:
-        """Count one admission: ``direct`` (no queue) or ``queued``."""
+        """Count one admission: ``direct`` (no queue), ``queued``, or ``rejected`` (429)."""
         self.admissions[(model, how)] += 1
 
     def swap_count(self, kinds: Iterable[str] = ("load", "wake")) -> int:

@@ -65,10 +65,14 @@ Event = Head | bytes | End
 
 
 def forward_headers(headers: Mapping[str, str], api_key: str | None) -> dict[str, str]:
-    """The request headers to send upstream: end-to-end ones, with the backend's key."""
-    out = {k: v for k, v in headers.items() if k.lower() not in _DROP_HEADERS}
+    """The request headers to send upstream: end-to-end ones, with the backend's key.
+
+    The client's own ``Authorization`` (the gateway's token, or anything else) never goes
+    upstream: a backend gets its configured ``api_key`` or no credentials at all.
+    """
+    dropped = _DROP_HEADERS | {"authorization"}
+    out = {k: v for k, v in headers.items() if k.lower() not in dropped}
     if api_key is not None:
-        out = {k: v for k, v in out.items() if k.lower() != "authorization"}
         out["authorization"] = f"Bearer {api_key}"
     out["accept-encoding"] = "identity"
     return out

@@ -6,7 +6,8 @@
 - ``GET /health``, ``GET /running`` (state, bytes, in-flight and queued requests, last use),
   ``POST /models/{name}/load``, ``POST /models/{name}/unload``, ``GET /metrics`` (Prometheus).
 
-Errors are OpenAI-style JSON objects; a full queue answers 429 with ``Retry-After``.
+Errors are OpenAI-style JSON objects; a full queue answers 429 with ``Retry-After``. With a
+token configured every route requires it (:mod:`runtime.gateway.auth`).
 """
 
 from __future__ import annotations
@@ -19,10 +20,13 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
+from runtime.gateway.auth import BearerAuth
 from runtime.gateway.errors import BadRequestError, GatewayError
 from runtime.gateway.proxy import error_body
 from runtime.gateway.scheduler import ModelState
@@ -51,6 +55,16 @@ def _routing(body: bytes) -> tuple[str, bool]:
     if not isinstance(model, str) or not model:
         raise BadRequestError("the request has no `model`: the gateway routes by it")
     return model, bool(payload.get("stream"))
+
+
+async def _no_route(request: Request, exc: Exception) -> Response:
+    """An unknown route or method answers an OpenAI-style error too, naming the path."""
+    http = exc if isinstance(exc, HTTPException) else HTTPException(500)
+    message = f"no route for {request.method} {request.url.path!r} on this gateway"
+    body = {
+        "error": {"message": message, "type": "invalid_request_error", "code": http.status_code}
+    }
+    return JSONResponse(body, status_code=http.status_code, headers=http.headers)
 
 
 async def _client_left(request: Request) -> None:
@@ -140,6 +154,8 @@ class GatewayRoutes:
 def build_app(service: GatewayService) -> Starlette:
     """The ASGI app serving ``service``; its lifespan starts and stops the gateway."""
     routes = GatewayRoutes(service)
+    token = service.setup.token
+    middleware = [Middleware(BearerAuth, token=token)] if token is not None else []
 
     @asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
@@ -160,5 +176,7 @@ def build_app(service: GatewayService) -> Starlette:
             Route("/models/{name:path}/unload", routes.unload, methods=["POST"]),
             Route("/metrics", routes.metrics, methods=["GET"]),
         ],
+        middleware=middleware,
+        exception_handlers={HTTPException: _no_route},
         lifespan=lifespan,
     )

@@ -10,15 +10,17 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import time
 from collections.abc import AsyncIterator, Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
 from starlette.background import BackgroundTask
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
+from runtime.gateway.auth import resolve_token
 from runtime.gateway.backends import Backend, BackendContext, build_backends
 from runtime.gateway.budget import Budget, plan_budget, resolve_device
 from runtime.gateway.config import (
@@ -56,18 +58,31 @@ class GatewaySetup:
     budget: Budget
     state_dir: Path
     models_dir: Path
+    token: str | None = field(default=None, repr=False)
+    """The bearer token every route requires; None: no authentication (loopback only)."""
 
     @property
     def log_dir(self) -> Path:
         """Where the servers' log files go."""
         return self.state_dir / "logs"
 
+    @property
+    def secrets(self) -> list[str]:
+        """What the logs must never show: the token and the remote backends' keys."""
+        keys = [m.api_key for m in self.config.models if isinstance(m, RemoteModelConfig)]
+        return [s for s in (self.token, *keys) if s]
 
-def prepare(path: Path, settings: Settings | None = None) -> GatewaySetup:
-    """Load and check the config at ``path``; resolve its device and budget.
+
+def prepare(
+    path: Path, settings: Settings | None = None, environ: Mapping[str, str] | None = None
+) -> GatewaySetup:
+    """Load and check the config at ``path``; resolve its device, budget and token.
+
+    ``environ`` (default: the process's) holds the token variable named by ``auth.token_env``.
 
     Raises:
-        ConfigError: the config is invalid or a model can never fit the budget.
+        ConfigError: the config is invalid, a model can never fit the budget, or the token
+            is unreadable or too weak.
     """
     config = load_config(path)
     origin = str(path)
@@ -82,6 +97,7 @@ def prepare(path: Path, settings: Settings | None = None) -> GatewaySetup:
         budget=budget,
         state_dir=(config.state_dir or defaults.state_dir).expanduser(),
         models_dir=(config.models_dir or defaults.models_dir).expanduser(),
+        token=resolve_token(config.auth, origin, os.environ if environ is None else environ),
     )
 
 

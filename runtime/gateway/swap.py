@@ -17,14 +17,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 import time
 from typing import Any
 
 import httpx
 
 from runtime.gateway.backends import ProcessBackend
-from runtime.gateway.config import SchedulingConfig
+from runtime.gateway.config import MODEL_NAME_PATTERN, SchedulingConfig
 from runtime.gateway.errors import (
+    BadRequestError,
     DeadlineExceededError,
     ModelUnavailableError,
     QueueFullError,
@@ -38,6 +40,7 @@ from runtime.gateway.slot import Admission, ModelSlot, Waiter
 from runtime.logs import get_logger
 from runtime.settings import Device
 
+_MODEL_NAME = re.compile(MODEL_NAME_PATTERN)
 _log = get_logger("gateway")
 _DEATH_CHECKS = 10
 _DEATH_CHECK_INTERVAL_S = 0.05
@@ -109,12 +112,17 @@ class SwapScheduler:
     # -- admission (any number of concurrent callers) -----------------------------------
 
     def slot(self, name: str) -> ModelSlot:
-        """The model called ``name``, or a 404 error listing the known ones."""
-        try:
-            return self.slots[name]
-        except KeyError:
-            known = ", ".join(sorted(self.slots))
-            raise UnknownModelError(f"model {name!r} is not served here; known: {known}") from None
+        """The model called ``name``; a 400 for a name no model can have, else a 404."""
+        slot = self.slots.get(name)
+        if slot is not None:
+            return slot
+        if not _MODEL_NAME.fullmatch(name):
+            raise BadRequestError(
+                f"{name[:130]!r} is not a model name: names start with a letter or digit and "
+                "hold only letters, digits and . _ : / - (128 characters at most)"
+            )
+        known = ", ".join(sorted(self.slots))
+        raise UnknownModelError(f"model {name!r} is not served here; known: {known}")
 
     async def admit(self, name: str, *, timeout_s: float | None = None) -> Admission:
         """Admit a request to ``name`` once its model is ready; it runs until released.
@@ -133,6 +141,7 @@ class SwapScheduler:
             self.metrics.admitted(name, "direct")
             return slot.admit()
         if self.queued_total() >= self.scheduling.max_queue:
+            self.metrics.admitted(name, "rejected")
             raise QueueFullError(
                 f"the gateway queue is full ({self.scheduling.max_queue} requests waiting); "
                 "retry later",

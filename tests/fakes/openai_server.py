@@ -5,8 +5,9 @@ Start: ``python tests/fakes/openai_server.py --port N [--model NAME] [--latency 
 
 Besides ``/health``, ``/v1/models`` and ``/v1/chat/completions`` it has control routes:
 ``POST /_fake/script`` queues responses (JSON list of objects with ``content``,
-``finish_reason``, ``status``, ``delay_s``, ``prompt_tokens``, ``completion_tokens``, and
-optional conditions ``schema`` and ``contains`` that pick which request a step answers),
+``finish_reason``, ``status`` (with ``headers``), ``delay_s``, ``prompt_tokens``,
+``completion_tokens``, and optional conditions ``schema`` and ``contains`` that pick which
+request a step answers),
 ``GET /_fake/requests`` returns every request body received, ``POST /_fake/reset`` clears both.
 When the script is empty, chat answers echo ``{"echo": <last user message>}``.
 """
@@ -56,7 +57,8 @@ def build_app(state: FakeState) -> Starlette:
         await asyncio.sleep(float(step.get("delay_s", state.latency)))
         status = int(step.get("status", 200))
         if status != 200:
-            return JSONResponse({"error": {"message": "scripted failure"}}, status_code=status)
+            error = {"error": {"message": "scripted failure"}}
+            return JSONResponse(error, status_code=status, headers=step.get("headers"))
         return JSONResponse(_completion(body, step, state.model))
 
     async def script(request: Request) -> Response:

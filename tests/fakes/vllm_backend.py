@@ -2,17 +2,19 @@
 
 Start: ``python tests/fakes/vllm_backend.py --port N --model NAME [--load-time S]
 [--footprint BYTES] [--token-rate TOKENS_PER_S] [--latency S] [--tokens N] [--sleep-mode]
-[--tag TEXT]``.
+[--tag TEXT] [--answers FILE]``.
 
 It behaves like ``vllm.entrypoints.openai.api_server`` where the gateway can tell:
 ``/health`` answers 503 until the load time has passed; ``/v1/chat/completions`` and
 ``/v1/completions`` answer after ``latency`` plus ``tokens / token-rate`` seconds, streamed as
 server-sent events when ``stream`` is true; a ``response_format`` json_schema request gets a
-minimal instance of the schema. With ``--sleep-mode`` it has vLLM's dev-mode sleep routes:
-``POST /sleep?level=N``, ``POST /wake_up``, ``GET /is_sleeping`` (and ``/collective_rpc``,
-``/reset_prefix_cache``); asleep, it refuses completions. ``GET /_fake/info`` reports its pid,
-footprint (declared on the command line: nothing is allocated), sleep state, requests served
-and the most requests it ever had in flight at once (to see continuous batching survive).
+minimal instance of the schema, or the answer ``--answers`` (a JSON object keyed by schema
+name) holds for that schema's name: canned answers for whole swarm runs. With
+``--sleep-mode`` it has vLLM's dev-mode sleep routes: ``POST /sleep?level=N``,
+``POST /wake_up``, ``GET /is_sleeping`` (and ``/collective_rpc``, ``/reset_prefix_cache``);
+asleep, it refuses completions. ``GET /_fake/info`` reports its pid, footprint (declared on
+the command line: nothing is allocated), sleep state, requests served and the most requests it
+ever had in flight at once (to see continuous batching survive).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import os
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 import uvicorn
@@ -42,6 +45,7 @@ class Backend:
         self.tokens: int = args.tokens
         self.sleep_mode: bool = args.sleep_mode
         self.tag: str = args.tag
+        self.answers: dict[str, Any] = json.loads(args.answers.read_text()) if args.answers else {}
         self.ready_at = time.monotonic() + args.load_time
         self.sleeping = False
         self.sleep_level = 0
@@ -89,12 +93,15 @@ def instance(schema: dict[str, Any], defs: dict[str, Any]) -> Any:
     return schema.get("minimum", _SCALARS.get(kind))
 
 
-def answer_text(body: dict[str, Any], model: str) -> str:
+def answer_text(body: dict[str, Any], state: Backend) -> str:
     fmt = body.get("response_format") or {}
     if fmt.get("type") == "json_schema":
-        schema = (fmt.get("json_schema") or {}).get("schema") or {}
+        spec = fmt.get("json_schema") or {}
+        if spec.get("name") in state.answers:
+            return json.dumps(state.answers[spec["name"]])
+        schema = spec.get("schema") or {}
         return json.dumps(instance(schema, schema.get("$defs", {})))
-    return f"fake answer from {model}"
+    return f"fake answer from {state.model}"
 
 
 class Routes:
@@ -119,7 +126,7 @@ class Routes:
             message = f"The model `{body.get('model')}` does not exist."
             return JSONResponse({"error": {"message": message}}, status_code=404)
         chat = request.url.path.endswith("/chat/completions")
-        text = answer_text(body, state.model)
+        text = answer_text(body, state)
         if body.get("stream"):
             return StreamingResponse(stream(state, text, chat), media_type="text/event-stream")
         async with tracked(state):
@@ -237,6 +244,7 @@ def main() -> None:
     parser.add_argument("--tokens", type=int, default=16)
     parser.add_argument("--sleep-mode", action="store_true")
     parser.add_argument("--tag", default="")
+    parser.add_argument("--answers", type=Path, help="JSON object: schema name -> answer")
     args = parser.parse_args()
     uvicorn.run(
         build_app(Backend(args)),

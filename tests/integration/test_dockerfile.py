@@ -2,8 +2,9 @@
 
 No Docker engine runs here, so only the generation is tested: the CLI accepts the config,
 writes a Dockerfile on the LangGraph API base image for our Python version, installs this
-repo as the local package, and registers the ``swarm`` graph (``LANGSERVE_GRAPHS``) at a path
-that exists in the repo and holds the compiled graph.
+repo as the local package, registers the ``swarm`` graph (``LANGSERVE_GRAPHS``) at a path
+that exists in the repo and holds the compiled graph, and configures the server's checkpointer
+(``LANGGRAPH_CHECKPOINTER``) as our PostgreSQL one, at a path that exists in the repo.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from pathlib import Path
 
 from langgraph.graph.state import CompiledStateGraph
 
-from graphs import swarm
+from graphs import checkpointer, swarm
 
 ROOT = Path(__file__).resolve().parents[2]
 LANGGRAPH = Path(sys.executable).with_name("langgraph")
@@ -76,3 +77,13 @@ def test_dockerfile_registers_the_swarm_graph_at_a_real_path(tmp_path: Path) -> 
 
     compiled = getattr(swarm, attribute)
     assert isinstance(compiled, CompiledStateGraph) and compiled.name == "swarm"
+
+
+def test_dockerfile_configures_our_postgres_checkpointer(tmp_path: Path) -> None:
+    config = env_json(generate(tmp_path), "LANGGRAPH_CHECKPOINTER")
+    assert isinstance(config, dict) and set(config) == {"path"}, config
+    path, _, attribute = str(config["path"]).rpartition(":")
+    prefix = f"/deps/{ROOT.name}/"
+    assert path.startswith(prefix), config
+    assert ROOT / path.removeprefix(prefix) == ROOT / "graphs" / "checkpointer.py"
+    assert getattr(checkpointer, attribute) is checkpointer.checkpointer

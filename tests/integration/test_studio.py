@@ -10,6 +10,10 @@ ignores ``LANGGRAPH_DISABLE_FILE_PERSISTENCE`` (it sets that variable itself fro
 that its own config validation drops), so the server runs in a temp directory instead of the
 repo root, with a copy of the real ``langgraph.json`` whose paths are made absolute (the CLI
 resolves them against the working directory). Nothing is written into the checkout.
+
+The server runs twice: without a database (our checkpointer, graphs/checkpointer.py, keeps
+checkpoints in memory) and with ``POSTGRES_URI`` naming a database of the throwaway PostgreSQL
+server, where the run's checkpoints must land.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
+import psycopg
 import pytest
 from langgraph_sdk import get_client
 from langgraph_sdk.client import LangGraphClient
@@ -69,6 +74,8 @@ class DevServer:
     process: ManagedProcess
     url: str
     workdir: Path
+    database: str | None
+    """The PostgreSQL URL the server keeps checkpoints in; None: in memory."""
 
     def log(self) -> str:
         return self.process.log_path.read_text(encoding="utf-8", errors="replace")
@@ -88,17 +95,32 @@ def absolute_config(source: Path) -> dict[str, Any]:
         path, _, attribute = spec.rpartition(":")
         graphs[graph_id] = f"{local(path)}:{attribute}"
     config["graphs"] = graphs
+    checkpointer = config.get("checkpointer", {})
+    if "path" in checkpointer:
+        path, _, attribute = checkpointer["path"].rpartition(":")
+        checkpointer["path"] = f"{local(path)}:{attribute}"
     return config
 
 
-@pytest.fixture(scope="module")
-def dev_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DevServer]:
+@pytest.fixture(
+    scope="module", params=["memory", pytest.param("postgres", marks=pytest.mark.postgres)]
+)
+def dev_server(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[DevServer]:
     """`langgraph dev` on a free port, offline, in a temp working directory."""
     assert LANGGRAPH.exists(), f"{LANGGRAPH} is missing: install the studio extra (make install)"
     workdir = tmp_path_factory.mktemp("langgraph-dev")
     config_path = workdir / "langgraph.json"
     config_path.write_text(json.dumps(absolute_config(ROOT / "langgraph.json")), encoding="utf-8")
     port = free_port()
+    database = None
+    env = {**os.environ, **OFFLINE_ENV}
+    for name in ("DATABASE_URI", "POSTGRES_URI"):
+        env.pop(name, None)
+    if request.param == "postgres":
+        database = request.getfixturevalue("postgres_server").create_database()
+        env["POSTGRES_URI"] = database
     command = [
         str(LANGGRAPH),
         "dev",
@@ -116,12 +138,14 @@ def dev_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DevServer]:
         command,
         health_url=f"http://127.0.0.1:{port}/ok",
         log_path=workdir / "server.log",
-        env={**os.environ, **OFFLINE_ENV},
+        env=env,
         cwd=workdir,
         start_timeout_s=120,
     )
     with process:
-        yield DevServer(process=process, url=f"http://127.0.0.1:{port}", workdir=workdir)
+        yield DevServer(
+            process=process, url=f"http://127.0.0.1:{port}", workdir=workdir, database=database
+        )
 
 
 @pytest.fixture
@@ -265,6 +289,11 @@ async def test_studio_run_stops_before_the_coder_then_resumes_to_an_approved_rep
     assert tuple(history[0]["next"]) == ()  # newest first
     assert [h for h in history if tuple(h["next"]) == ("coder",)]
     assert tuple(history[-1]["next"]) == ("__start__",)  # oldest last
+    if dev_server.database is not None:  # the server used our Postgres checkpointer
+        with psycopg.connect(dev_server.database) as conn:
+            query = "SELECT count(*) FROM checkpoints WHERE thread_id = %s"
+            stored = conn.execute(query, (thread_id,)).fetchone()
+        assert stored is not None and stored[0] == len(history), (stored, len(history))
 
     log = dev_server.log()
     alarms = [line for line in log.splitlines() if any(alarm in line for alarm in LOG_ALARMS)]

@@ -1,7 +1,8 @@
 import io
 import json
+import re
 
-from runtime.logs import bind_run, configure_logging, get_logger
+from runtime.logs import REDACTED, add_secrets, bind_run, configure_logging, get_logger
 from runtime.settings import LogFormat
 
 
@@ -38,3 +39,39 @@ def test_exceptions_render_in_both_formats() -> None:
         except RuntimeError:
             get_logger("test").exception("failed")
         assert "kaboom" in out.getvalue()
+
+
+def log_failure(secret: str) -> None:
+    """A traceback whose message holds ``secret`` (its frame shows no other literal)."""
+    try:
+        raise RuntimeError(f"failed with {secret}")
+    except RuntimeError:
+        get_logger("test").exception("failed")
+
+
+def test_secrets_never_reach_the_logs() -> None:
+    secret, registered = "s3cr3t-from-the-env", "token-from-a-file-42"
+    environ = {"MY_API_KEY": secret, "SHORT_TOKEN": "abc", "HOME": "/home/someone"}
+    add_secrets(registered)
+    for fmt in (LogFormat.JSON, LogFormat.CONSOLE):
+        out = io.StringIO()
+        configure_logging(fmt, "info", stream=out, environ=environ)
+        log = get_logger("test")
+        log.info(
+            "prompt", text=f"the key is {secret}, the token {registered}", home="/home/someone"
+        )
+        log.info(
+            "call",
+            api_key="sk-plain-in-a-dict",
+            headers={"Authorization": "Bearer abc.def.ghi"},
+            args=["vllm", "--api-key", "sk-in-a-command"],
+            prompt_tokens=12,
+        )
+        log.warning("load_failed", error="vLLM: non-default args: {'api_key': ['sk-vllm-arg']}")
+        log_failure(secret)
+        text = out.getvalue()
+        leaks = ("sk-plain-in-a-dict", "abc.def.ghi", "sk-in-a-command", "sk-vllm-arg")
+        for leaked in (secret, registered, *leaks):
+            assert leaked not in text, (fmt, leaked, text)
+        assert text.count(REDACTED) >= 7 and "/home/someone" in text
+        assert re.search(r"prompt_tokens\W+12", text), "a count is not a secret"

@@ -50,7 +50,7 @@ def test_invalid_value_names_key_and_env_var(
 def test_unknown_key_in_file_is_an_error(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.chdir(tmp_path)
     (tmp_path / "edgeswarm.env").write_text("EDGESWARM_MODLE=typo\n")
-    with pytest.raises(SettingsError, match="modle"):
+    with pytest.raises(SettingsError, match="EDGESWARM_MODLE in edgeswarm.env: not a setting"):
         load_settings()
 
 

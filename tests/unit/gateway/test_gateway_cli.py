@@ -86,6 +86,32 @@ def test_an_invalid_config_exits_2_naming_the_key(
     assert main([]) == 2
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (None, "cannot read the gateway config"),
+        ("models: [a\n  b: :", "cannot read the gateway config"),
+        ("- a list", "must be a mapping"),
+        ("models: [{name: a, backend: remote, url: 'http://h/v1'}]\nbudgte: {}", "budgte"),
+        ("models: [{name: a, backend: remote, url: 'not a url'}]", "models[0] (a).url"),
+        ("models: [{name: '../a', backend: remote, url: 'http://h/v1'}]", "models[0] (../a).name"),
+        (
+            "auth: {token_file: nope}\nmodels: [{name: a, backend: remote, url: 'http://h/v1'}]",
+            "auth.token_file: cannot read",
+        ),
+    ],
+)
+def test_config_problems_exit_2_naming_the_file_and_the_key(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str | None, expected: str
+) -> None:
+    path = tmp_path / "gw.yaml"
+    if text is not None:
+        path.write_text(text)
+    assert main(["--config", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"edgeswarm gateway: error: {path}: ") and expected in err, err
+
+
 def test_print_schema(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--print-schema"]) == 0
     assert capsys.readouterr().out == schema_text()

@@ -47,7 +47,7 @@ def fake_model(name: str, tag: str, *, footprint: int = 600 * MB, **opts: Any) -
     """A `command` model running the fake vLLM server."""
     args = [sys.executable, str(FAKE_VLLM), "--port", "{port}", "--model", "{name}"]
     args += ["--footprint", str(footprint), "--tag", tag]
-    for key in ("load_time", "token_rate", "latency", "tokens"):
+    for key in ("load_time", "token_rate", "latency", "tokens", "answers"):
         if key in opts:
             args += [f"--{key.replace('_', '-')}", str(opts.pop(key))]
     if opts.get("swap") == "sleep":
@@ -302,6 +302,16 @@ async def test_routing_errors_are_clear(tmp_path: Path, tag: str) -> None:
         nameless = await live.http.post(f"{live.url}/v1/chat/completions", json={"x": 1})
         assert nameless.status_code == 400 and "model" in nameless.json()["error"]["message"]
         assert (await live.http.post(f"{live.url}/models/nope/load")).status_code == 404
+        for name, status in (("../x", 400), ("a/b", 404), ("a\x00b", 400), ("a\n", 400)):
+            reply = await live.chat(name)
+            assert reply.status_code == status, reply.text
+            assert repr(name) in reply.json()["error"]["message"]
+        for path, status in (("a%2Fb", 404), ("a/b", 404), ("..%2Fx", 400), ("a%0A", 404)):
+            reply = await live.http.post(f"{live.url}/models/{path}/load")
+            assert reply.status_code == status, (path, reply.text)
+            assert reply.json()["error"]["message"], reply.text
+        nowhere = await live.http.get(f"{live.url}/v1/chat/completions")
+        assert nowhere.status_code == 405 and "no route for GET" in nowhere.text
 
 
 async def test_load_and_unload_routes_and_the_idle_ttl(tmp_path: Path, tag: str) -> None:

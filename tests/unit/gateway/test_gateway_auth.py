@@ -1,0 +1,133 @@
+"""The gateway's bearer token: where it comes from, what it guards, who sends it."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, Literal
+
+import httpx
+import pytest
+import yaml
+from langchain_core.messages import HumanMessage
+from pydantic import BaseModel
+
+from graphs.context import Context
+from graphs.llm import NodeFailedError, ask, lease_model
+from runtime.gateway.auth import is_loopback, resolve_token
+from runtime.gateway.cli import main
+from runtime.gateway.config import AuthConfig, ConfigError
+from runtime.gateway.proxy import forward_headers
+from tests.unit.gateway.test_gateway_live import MB, fake_model, live_gateway, write_config
+from tests.unit.gateway.test_gateway_live import tag as tag  # the fixture
+
+TOKEN = "gw-token-0123456789abcdef"
+BEARER = {"Authorization": f"Bearer {TOKEN}"}
+CHAT = {"model": "a", "messages": [{"role": "user", "content": "hi"}]}
+ROUTES: list[tuple[str, str, dict[str, Any] | None]] = [
+    ("GET", "/v1/models", None),
+    ("POST", "/v1/chat/completions", CHAT),
+    ("POST", "/v1/completions", {"model": "a", "prompt": "hi"}),
+    ("GET", "/running", None),
+    ("POST", "/models/a/load", None),
+    ("POST", "/models/a/unload", None),
+    ("GET", "/metrics", None),
+]
+
+
+def with_token_file(config: Path) -> Path:
+    """The config, guarded by a token in a file next to it."""
+    (config.parent / "token").write_text(f"{TOKEN}\n")
+    raw = yaml.safe_load(config.read_text())
+    raw["auth"] = {"token_file": "token"}
+    config.write_text(yaml.safe_dump(raw))
+    return config
+
+
+async def test_every_route_needs_the_token(tmp_path: Path, tag: str) -> None:
+    config = with_token_file(write_config(tmp_path, [fake_model("a", tag)], 1000 * MB))
+    async with live_gateway(config, tag) as live:
+        for method, path, body in ROUTES:
+            for headers in ({}, {"Authorization": "Bearer not-the-token-at-all"}, {"X": "1"}):
+                reply = await live.http.request(
+                    method, f"{live.url}{path}", json=body, headers=headers
+                )
+                assert reply.status_code == 401, (method, path, reply.text)
+                assert reply.headers["www-authenticate"].startswith("Bearer")
+                assert reply.json()["error"]["type"] == "authentication_error"
+            ok = await live.http.request(method, f"{live.url}{path}", json=body, headers=BEARER)
+            assert ok.status_code == 200, (method, path, ok.text)
+        bare = await live.http.get(f"{live.url}/health")
+        assert bare.status_code == 200 and bare.json() == {"status": "ok"}
+        full = await live.http.get(f"{live.url}/health", headers=BEARER)
+        assert full.json() == {"status": "ok", "models": 1}
+
+
+class Verdict(BaseModel):
+    verdict: Literal["pass", "fail"]
+    reason: str
+
+
+async def test_the_graph_leases_and_asks_with_its_api_key(tmp_path: Path, tag: str) -> None:
+    config = with_token_file(write_config(tmp_path, [fake_model("a", tag)], 1000 * MB))
+    async with live_gateway(config, tag) as live:
+        ctx = Context(
+            base_url=f"{live.url}/v1", api_key=TOKEN, coder_model="a", fallback_model=None
+        )
+        answer = await ask(ctx, "coder", "coder", Verdict, [HumanMessage("judge")])
+        assert answer.value.verdict in ("pass", "fail")
+        info = (await live.http.get(f"{live.url}/running", headers=BEARER)).json()
+        assert [m["state"] for m in info["models"]] == ["ready"]
+        ctx = replace(ctx, api_key="EMPTY")
+        with pytest.raises(NodeFailedError, match="401"):
+            await ask(ctx, "coder", "coder", Verdict, [HumanMessage("judge")])
+        async with httpx.AsyncClient(trust_env=False) as http:
+            with pytest.raises(httpx.HTTPStatusError, match="401"):
+                await lease_model(http, f"{live.url}/v1", "a", "wrong-token-0123456789")
+            assert await lease_model(http, f"{live.url}/v1", "a", TOKEN) >= 0
+
+
+def test_the_client_token_never_goes_upstream() -> None:
+    headers = {"Authorization": f"Bearer {TOKEN}", "X-Request-Id": "7", "Host": "gw"}
+    local = forward_headers(headers, None)
+    assert "authorization" not in {k.lower() for k in local} and local["X-Request-Id"] == "7"
+    remote = forward_headers(headers, "remote-key")
+    assert remote["authorization"] == "Bearer remote-key"
+    assert TOKEN not in str(remote)
+
+
+def test_the_token_comes_from_a_file_or_the_environment(tmp_path: Path) -> None:
+    origin = str(tmp_path / "gw.yaml")
+    assert resolve_token(AuthConfig(), origin, {}) is None
+    assert resolve_token(AuthConfig(), origin, {"EDGESWARM_GATEWAY_TOKEN": TOKEN}) == TOKEN
+    (tmp_path / "tok").write_text(f"  {TOKEN}\n")
+    by_file = AuthConfig(token_file=Path("tok"))
+    assert resolve_token(by_file, origin, {"EDGESWARM_GATEWAY_TOKEN": "ignored-0123456789"}) == (
+        TOKEN
+    )
+    problems = [
+        (AuthConfig(token_file=Path("missing")), {}, "auth.token_file: cannot read"),
+        (AuthConfig(token_env="MY_TOKEN"), {}, r"\(MY_TOKEN\): the variable is not set"),
+        (AuthConfig(), {"EDGESWARM_GATEWAY_TOKEN": "short"}, "at least 16 characters"),
+    ]
+    for auth, environ, message in problems:
+        with pytest.raises(ConfigError, match=message) as err:
+            resolve_token(auth, origin, environ)
+        assert origin in str(err.value)
+
+
+def test_loopback_hosts() -> None:
+    assert all(map(is_loopback, ["127.0.0.1", "127.1.2.3", "::1", "[::1]", "localhost"]))
+    assert not any(map(is_loopback, ["0.0.0.0", "::", "192.168.1.20", "gpu-box", ""]))
+
+
+def test_listening_beyond_loopback_without_a_token_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = write_config(tmp_path, [fake_model("a", "refused")], 1000 * MB)
+    for host in ("0.0.0.0", "192.168.1.20", "::"):
+        assert main(["--config", str(config), "--host", host, "--port", "1"]) == 2
+        err = capsys.readouterr().err
+        assert f"refusing to listen on {host} without a bearer token" in err
+        assert "EDGESWARM_GATEWAY_TOKEN" in err and str(config) in err
+    assert not (tmp_path / "state" / "gateway").exists(), "it took the device lock first"

@@ -1,0 +1,316 @@
+"""Durable runs: checkpointed `edgeswarm run`, `resume` after a SIGKILL, `runs`, bad input.
+
+Tests taking ``runs_db`` run twice: on the default SQLite file and on a PostgreSQL database
+of the throwaway server (``EDGESWARM_RUNS_DB`` set to its URL).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from graphs.cli import EXIT_ENVIRONMENT, EXIT_NO_RUN, EXIT_OK, EXIT_RUN_BUSY, EXIT_USAGE, main
+from graphs.runs import RunOptions, RunRecord, RunStore, process_alive, process_start, using
+from runtime.settings import PostgresURL
+from tests.conftest import ROOT, FakeOpenAI
+from tests.unit.test_cli import approve_script
+from tests.unit.test_graph import GOOD_CODE, audit, brief, code, summary
+
+
+@pytest.fixture(autouse=True)
+def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("EDGESWARM_MODELS_DIR", str(tmp_path / "models"))
+    monkeypatch.setenv("EDGESWARM_STATE_DIR", str(tmp_path / "state"))
+
+
+def db(tmp_path: Path) -> Path:
+    return tmp_path / "state" / "runs.sqlite"
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def runs_db(
+    request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Path | PostgresURL:
+    """The test's runs database: the default SQLite file, or a fresh PostgreSQL database."""
+    if request.param == "sqlite":
+        return db(tmp_path)
+    url: str = request.getfixturevalue("postgres_url")
+    monkeypatch.setenv("EDGESWARM_RUNS_DB", url)
+    return PostgresURL(url)
+
+
+def cli(*args: str) -> list[str]:
+    return [sys.executable, "-m", "graphs.cli", *args]
+
+
+def start_cli(*args: str, stderr: Path) -> subprocess.Popen[bytes]:
+    """`edgeswarm ARGS` as a user starts it: its own process group, the settings of this test."""
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONPATH": str(ROOT)}
+    with stderr.open("wb") as err:
+        return subprocess.Popen(
+            cli(*args), env=env, stdout=subprocess.PIPE, stderr=err, start_new_session=True
+        )
+
+
+def stop(process: subprocess.Popen[bytes]) -> None:
+    if process.poll() is None:
+        os.killpg(process.pid, signal.SIGKILL)
+    process.wait(timeout=30)
+    if process.stdout is not None:
+        process.stdout.close()
+
+
+def wait_for(condition: Callable[[], bool], seconds: float = 90) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.2)
+
+
+def calls(fake: FakeOpenAI) -> Counter[str]:
+    """Requests the fake received, per schema (ResearchBrief: researcher, StageSummary: the
+    summarizers, CodeSubmission: coder, AuditReport: the auditors)."""
+    return Counter(body["response_format"]["json_schema"]["name"] for body in fake.requests())
+
+
+def runs_json(capsys: pytest.CaptureFixture[str], *args: str) -> list[dict[str, object]]:
+    capsys.readouterr()
+    assert main(["runs", "--json", *args]) == EXIT_OK
+    rows: list[dict[str, object]] = json.loads(capsys.readouterr().out)
+    return rows
+
+
+def test_killed_run_resumes_without_redoing_finished_nodes(
+    fake_openai: FakeOpenAI,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    runs_db: Path | PostgresURL,
+) -> None:
+    # the coder's answer takes a minute: the run is killed while it waits for it
+    fake_openai.script(brief(), summary(), {**code(GOOD_CODE), "delay_s": 60})
+    url = fake_openai.base_url
+    run = start_cli("run", "--json", "--base-url", url, "add two numbers", stderr=tmp_path / "1")
+    try:
+        wait_for(lambda: calls(fake_openai)["CodeSubmission"] == 1 or run.poll() is not None)
+    finally:
+        stop(run)
+    assert run.returncode == -signal.SIGKILL, (tmp_path / "1").read_text()
+    thread = re.search(r"thread ([0-9a-f-]{36})", (tmp_path / "1").read_text())
+    assert thread is not None
+    thread_id = thread.group(1)
+    assert calls(fake_openai) == {"ResearchBrief": 1, "StageSummary": 1, "CodeSubmission": 1}
+
+    [row] = runs_json(capsys)
+    assert row["thread_id"] == thread_id
+    assert row["status"] == "interrupted" and row["last_node"] == "summarize_brief"
+    assert row["task"] == "add two numbers" and row["outcome"] is None
+
+    # resume takes the endpoint from the run's record: no --base-url here
+    fake_openai.script(code(GOOD_CODE), summary(), audit("security"), audit("performance"))
+    resume = start_cli("resume", thread_id, "--json", stderr=tmp_path / "2")
+    try:
+        out, _ = resume.communicate(timeout=120)
+    finally:
+        stop(resume)
+    err = (tmp_path / "2").read_text()
+    assert resume.returncode == EXIT_OK, err
+    output = json.loads(out)
+    assert output["thread_id"] == thread_id and output["task"] == "add two numbers"
+    assert output["status"] == "done" and output["report"]["outcome"] == "approved"
+    assert output["report"]["files"]["solution.py"] == GOOD_CODE
+    assert output["endpoint"] == url
+    # the researcher and the first summarizer ran once, before the kill; the rest once after
+    assert calls(fake_openai) == {
+        "ResearchBrief": 1,
+        "StageSummary": 2,
+        "CodeSubmission": 2,
+        "AuditReport": 2,
+    }
+    assert f"resuming thread {thread_id} after summarize_brief" in err
+    assert "[researcher]" not in err and "[summarize_brief]" not in err and "[coder]" in err
+    assert "unregistered type" not in err  # the checkpoint revived only the state's own types
+
+    [row] = runs_json(capsys)
+    assert row["status"] == "done" and row["outcome"] == "approved"
+    assert row["last_node"] == "finish"
+
+    # resuming a finished run shows its stored result and exits as the run did
+    fake_openai.reset()
+    assert main(["resume", thread_id, "--json"]) == EXIT_OK
+    captured = capsys.readouterr()
+    assert json.loads(captured.out) == output
+    assert "already finished" in captured.err
+    assert fake_openai.requests() == []
+
+
+def test_run_records_its_options_and_prints_its_thread(
+    fake_openai: FakeOpenAI, capsys: pytest.CaptureFixture[str], runs_db: Path | PostgresURL
+) -> None:
+    approve_script(fake_openai)
+    args = ["run", "--json", "--max-revisions", "1", "--model", "fake-model"]
+    code_ = main([*args, "--base-url", fake_openai.base_url, "--out", "out", "add\ntwo numbers"])
+    captured = capsys.readouterr()
+    assert code_ == EXIT_OK, captured.err
+    thread_id = json.loads(captured.out)["thread_id"]
+    assert f"thread {thread_id}" in captured.err
+    record = using(runs_db, lambda store: store.get(thread_id))
+    assert record.task == "add\ntwo numbers" and record.status == "done"
+    options = record.options
+    assert options.base_url == fake_openai.base_url and options.model == "fake-model"
+    assert options.out == "out" and options.workspace is None
+    assert options.overrides["max_revisions"] == 1
+    assert options.overrides["coder_model"] == "fake-model"
+    assert options.overrides["fallback_model"] is None
+    assert record.result is not None and record.result["thread_id"] == thread_id
+    assert record.summary()["task"] == "add"
+
+
+def test_metadata_round_trips_and_lists_newest_first(runs_db: Path | PostgresURL) -> None:
+    options = RunOptions(
+        model="m",
+        base_url="http://127.0.0.1:9/v1",
+        overrides={"max_revisions": 3, "node_timeout_s": 1.5, "fallback_model": None},
+        workspace="/w",
+        database="/d.db",
+        out="o",
+    )
+
+    async def create_three(store: RunStore) -> list[RunRecord]:
+        return [await store.create(f"task {n}\nmore", options) for n in range(3)]
+
+    created = using(runs_db, create_three)
+    assert all(record.options == options for record in created)
+    listed = using(runs_db, lambda store: store.list(2), create=False)
+    assert [r.thread_id for r in listed] == [r.thread_id for r in reversed(created)][:2]
+    first = listed[0]
+    assert first.task == "task 2\nmore" and first.status == "running"  # this process runs it
+    assert first.pid == os.getpid() and first.last_node is None and first.result is None
+    assert first.summary()["task"] == "task 2"
+
+
+def test_a_dead_or_reused_pid_reads_as_interrupted(tmp_path: Path) -> None:
+    gone = subprocess.run([sys.executable, "-c", "pass"], check=True)
+    assert gone.returncode == 0
+    me = os.getpid()
+    assert process_alive(me, process_start(me))
+    assert not process_alive(me, (process_start(me) or 0) + 1)  # same pid, another process
+    record = using(db(tmp_path), lambda store: store.create("t", RunOptions(model="m")))
+    with sqlite3.connect(db(tmp_path)) as conn:
+        conn.execute("UPDATE runs SET pid = ?, pid_start = NULL", (2**22 + 1,))  # > pid_max
+    [row] = using(db(tmp_path), lambda store: store.list())
+    assert row.thread_id == record.thread_id and row.status == "interrupted"
+
+
+def test_resume_of_a_running_run_is_refused(
+    capsys: pytest.CaptureFixture[str], runs_db: Path | PostgresURL
+) -> None:
+    record = using(runs_db, lambda store: store.create("t", RunOptions(model="m")))
+    assert main(["resume", record.thread_id]) == EXIT_RUN_BUSY
+    assert f"run {record.thread_id} is still running (pid {os.getpid()})" in capsys.readouterr().err
+
+
+def test_resume_unknown_thread(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["resume", "no-such-thread"]) == EXIT_NO_RUN
+    assert "there are no runs yet (no database at" in capsys.readouterr().err
+    assert not db(tmp_path).exists()  # looking does not create it
+    using(db(tmp_path), lambda store: store.create("t", RunOptions(model="m")))
+    assert main(["resume", "no-such-thread"]) == EXIT_NO_RUN
+    assert "no run has thread id 'no-such-thread'" in capsys.readouterr().err
+
+
+def test_corrupt_database_is_reported_and_left_alone(
+    fake_openai: FakeOpenAI, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = db(tmp_path)
+    path.parent.mkdir(parents=True)
+    garbage = b"not a database, but someone's file " * 200
+    path.write_bytes(garbage)
+    for args in (
+        ["runs"],
+        ["resume", "some-thread"],
+        ["run", "--base-url", fake_openai.base_url, "add"],
+    ):
+        assert main(args) == EXIT_ENVIRONMENT
+        err = capsys.readouterr().err
+        assert f"runs database {path} cannot be used (file is not a database)" in err
+        assert "EDGESWARM_RUNS_DB" in err
+    assert path.read_bytes() == garbage
+    assert fake_openai.requests() == []  # run stopped before it asked anything
+
+
+@pytest.mark.parametrize("where", ["directory", "under_a_file"])
+def test_unusable_database_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], where: str
+) -> None:
+    if where == "directory":
+        target = tmp_path / "a-directory"
+        target.mkdir()
+    else:
+        (tmp_path / "a-file").write_text("x")
+        target = tmp_path / "a-file" / "runs.sqlite"
+    monkeypatch.setenv("EDGESWARM_RUNS_DB", str(target))
+    assert main(["run", "--base-url", "http://127.0.0.1:9/v1", "add"]) == EXIT_ENVIRONMENT
+    assert f"runs database {target} cannot be used" in capsys.readouterr().err
+
+
+def test_runs_listing_text_and_limits(
+    capsys: pytest.CaptureFixture[str], runs_db: Path | PostgresURL
+) -> None:
+    assert main(["runs"]) == EXIT_OK
+    assert capsys.readouterr().out == "no runs yet\n"
+    assert runs_json(capsys) == []
+    record = using(runs_db, lambda store: store.create("add\nnumbers", RunOptions(model="m")))
+    assert main(["runs"]) == EXIT_OK
+    out = capsys.readouterr().out
+    assert record.thread_id in out and "running" in out and "add" in out and "numbers" not in out
+    assert main(["runs", "--limit", "0"]) == EXIT_USAGE
+    assert "--limit must be at least 1" in capsys.readouterr().err
+
+
+def test_run_stopped_before_its_first_step_resumes_from_the_start(
+    fake_openai: FakeOpenAI, capsys: pytest.CaptureFixture[str], runs_db: Path | PostgresURL
+) -> None:
+    # the embedded model is not pulled: the run stops before any node, and says how to go on
+    assert main(["run", "add two numbers"]) == EXIT_ENVIRONMENT
+    err = capsys.readouterr().err
+    assert "edgeswarm models pull" in err and "edgeswarm resume" in err
+    [row] = runs_json(capsys)
+    assert row["status"] == "interrupted" and row["last_node"] is None
+    # a run recorded against a server, stopped before its first checkpoint
+    options = RunOptions(model="fake-model", base_url=fake_openai.base_url)
+
+    async def stopped(store: RunStore) -> RunRecord:
+        record = await store.create("add two numbers", options)
+        await store.interrupted(record.thread_id)
+        return record
+
+    record = using(runs_db, stopped)
+    approve_script(fake_openai)
+    assert main(["resume", record.thread_id, "--json"]) == EXIT_OK
+    captured = capsys.readouterr()
+    assert f"resuming thread {record.thread_id} from the start" in captured.err
+    assert json.loads(captured.out)["report"]["outcome"] == "approved"
+    assert calls(fake_openai)["ResearchBrief"] == 1
+
+
+def test_an_unreadable_record_is_reported(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    record = using(db(tmp_path), lambda store: store.create("t", RunOptions(model="m")))
+    with sqlite3.connect(db(tmp_path)) as conn:
+        conn.execute('UPDATE runs SET options = \'{"model": "m", "colour": 1}\'')
+    assert main(["runs"]) == EXIT_ENVIRONMENT
+    assert f"the record of run {record.thread_id} is unreadable" in capsys.readouterr().err
+    assert main(["resume", record.thread_id]) == EXIT_ENVIRONMENT

@@ -1,0 +1,215 @@
+"""Fault injection: whole swarm runs through the gateway while model servers die or hang and
+the gateway itself is killed and restarted. The backends are the fake vLLM server with canned
+answers for the agents' schemas, started by the gateway; every test has a pytest timeout, so
+nothing may wait forever.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import structlog
+
+from graphs.context import Context
+from graphs.state import InputState, OutputState
+from graphs.swarm import graph
+from runtime.process import ManagedProcess
+from tests.conftest import ROOT
+from tests.unit.gateway.test_gateway_live import (
+    MB,
+    Live,
+    allowed_port,
+    fake_model,
+    live_fakes,
+    live_gateway,
+    write_config,
+)
+from tests.unit.gateway.test_gateway_live import tag as tag  # the fixture
+from tests.unit.test_graph import GOOD_CODE, audit, brief, code, summary
+
+CANNED = {
+    step["schema"]: json.loads(step["content"])
+    for step in (brief(), summary(), code(GOOD_CODE), audit("security"))
+}
+"""One answer per agent schema: a run through these backends is approved."""
+
+
+def swarm_models(
+    tmp_path: Path, tag: str, names: dict[str, dict[str, Any]], **common: Any
+) -> list[dict[str, Any]]:
+    """Fake vLLM models answering every agent schema; ``names`` maps a model to its options."""
+    answers = tmp_path / "answers.json"
+    answers.write_text(json.dumps(CANNED))
+    return [fake_model(n, tag, answers=answers, **{**common, **o}) for n, o in names.items()]
+
+
+def swarm_context(url: str, **overrides: Any) -> Context:
+    """The coder on ``big``, every other role and the fallback on ``small``."""
+    settings: dict[str, Any] = {
+        "base_url": f"{url}/v1",
+        "researcher_model": "small",
+        "coder_model": "big",
+        "auditor_model": "small",
+        "summarizer_model": "small",
+        "fallback_model": "small",
+        "max_revisions": 0,
+        "resend_backoff_s": 0.1,
+        **overrides,
+    }
+    return Context(**settings)
+
+
+async def swarm_run(context: Context) -> OutputState:
+    out = await graph.ainvoke(InputState(task="add two numbers"), context=context, version="v2")
+    state: OutputState = out.value
+    return state
+
+
+def coder_metric(state: OutputState) -> Any:
+    [metric] = [m for m in state.metrics if m.node == "coder"]
+    return metric
+
+
+async def kill_when_busy(live: Live, model: str, run: asyncio.Task[Any], times: int) -> list[int]:
+    """SIGKILL ``model``'s server whenever a request is in flight on it, ``times`` times."""
+    killed: list[int] = []
+    slot = live.service.slots[model]
+    while not run.done() and len(killed) < times:
+        pid = slot.backend.pid
+        if slot.in_flight and pid is not None and pid not in killed:
+            os.killpg(pid, signal.SIGKILL)
+            killed.append(pid)
+        await asyncio.sleep(0.02)
+    return killed
+
+
+@pytest.mark.timeout(90)
+@pytest.mark.parametrize("times", [1, 10], ids=["killed-once", "killed-every-time"])
+async def test_a_model_server_killed_under_the_coder(tmp_path: Path, tag: str, times: int) -> None:
+    """Killed once: the gateway marks it failed, the call is resent and the resend restarts it.
+    Killed on every request: after the bounded resends the coder falls back to ``small``."""
+    models = swarm_models(tmp_path, tag, {"big": {"latency": 1.0}, "small": {}})
+    config = write_config(tmp_path, models, 2000 * MB)
+    with structlog.testing.capture_logs() as logs:
+        async with live_gateway(config, tag) as live:
+            run = asyncio.create_task(swarm_run(swarm_context(live.url, resends=1)))
+            killed = await kill_when_busy(live, "big", run, times)
+            state = await run
+            again = await live.chat("big")  # the next request restarts a failed server
+            info = await live.model_info("big")
+    assert state.status == "done" and state.report is not None, state.error
+    assert state.report.outcome == "approved"
+    failed = [e for e in logs if e["event"] == "model_failed"]
+    assert len(failed) == len(killed) and all(e["model"] == "big" for e in failed)
+    assert live.service.metrics.requests[("big", "model_unavailable")] == len(killed)
+    coder = coder_metric(state)
+    if times == 1:
+        assert coder.model == "big" and coder.attempts == 1  # resent, not a new attempt
+    else:
+        assert len(killed) == 2  # the first request and its one resend
+        assert coder.model == "small" and coder.attempts == 2
+    assert again.status_code == 200 and info["state"] == "ready" and info["pid"] not in killed
+    assert live.service.metrics.swaps[("big", "load")] == len(killed) + 1
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("deadline", ["node", "gateway"])
+async def test_a_hung_model_server_meets_a_deadline_and_the_fallback_answers(
+    tmp_path: Path, tag: str, deadline: str
+) -> None:
+    """``big`` accepts the request and never answers: the node's deadline (the client gives
+    up) or the gateway's request deadline (504) fires, then the fallback runs."""
+    hung: dict[str, Any] = {"latency": 3600}
+    overrides: dict[str, Any] = {"node_timeout_s": 2.0}
+    if deadline == "gateway":
+        hung["request_timeout_s"] = 3.0
+        overrides["node_timeout_s"] = 30.0
+    models = swarm_models(tmp_path, tag, {"big": hung, "small": {}})
+    config = write_config(tmp_path, models, 2000 * MB)
+    async with live_gateway(config, tag) as live:
+        for name in ("big", "small"):  # loaded: the deadlines measure answers, not loads
+            assert (await live.http.post(f"{live.url}/models/{name}/load")).status_code == 200
+        started = time.monotonic()
+        state = await swarm_run(swarm_context(live.url, **overrides))
+        seconds = time.monotonic() - started
+        slot = live.service.slots["big"]
+        give_up = time.monotonic() + 5
+        while slot.in_flight:  # the abandoned request does not hold the model
+            assert time.monotonic() < give_up, "the hung request still holds its admission"
+            await asyncio.sleep(0.05)
+    assert state.status == "done" and state.report is not None, state.error
+    assert state.report.outcome == "approved"
+    coder = coder_metric(state)
+    assert coder.model == "small" and coder.attempts == 2  # no second try on the hung model
+    assert seconds < 20
+    outcome = "deadline_exceeded" if deadline == "gateway" else "client_disconnected"
+    assert live.service.metrics.requests[("big", outcome)] == 1
+
+
+@contextmanager
+def gateway_process(config: Path, log: Path) -> Iterator[ManagedProcess]:
+    """``python -m runtime.gateway.cli`` on a free port, in its own process group."""
+    port = allowed_port()
+    command = [sys.executable, "-m", "runtime.gateway.cli", "--config", str(config)]
+    process = ManagedProcess(
+        "gateway",
+        [*command, "--port", str(port)],
+        health_url=f"http://127.0.0.1:{port}/health",
+        log_path=log,
+        start_timeout_s=60,
+        cwd=ROOT,
+    )
+    with process:
+        yield process
+
+
+async def wait_for_in_flight(http: httpx.AsyncClient, url: str) -> None:
+    give_up = time.monotonic() + 30
+    while True:
+        running = (await http.get(f"{url}/running")).json()
+        if any(m["in_flight"] for m in running["models"]):
+            return
+        assert time.monotonic() < give_up, "no request reached the gateway"
+        await asyncio.sleep(0.02)
+
+
+@pytest.mark.timeout(120)
+async def test_runs_in_flight_survive_a_gateway_killed_and_restarted(
+    tmp_path: Path, tag: str
+) -> None:
+    models = swarm_models(tmp_path, tag, {"big": {}, "small": {}}, latency=0.5)
+    config = write_config(tmp_path, models, 2000 * MB)
+    with gateway_process(config, tmp_path / "gateway.log") as gateway:
+        url = gateway.health_url.removesuffix("/health")
+        context = swarm_context(url, resends=6, resend_backoff_s=0.2)
+        async with httpx.AsyncClient(trust_env=False) as http:
+            runs = [asyncio.create_task(swarm_run(context)) for _ in range(4)]
+            await wait_for_in_flight(http, url)
+            assert gateway.pid is not None
+            os.killpg(gateway.pid, signal.SIGKILL)
+            gateway.stop()
+            await asyncio.to_thread(gateway.start)  # the same port, a fresh gateway
+            states = await asyncio.gather(*runs)
+            running = (await http.get(f"{url}/running")).json()
+    # Without resends the broken call and every later attempt would fail at once on the dead
+    # port (the restart takes seconds) and the runs would end failed.
+    for state in states:
+        assert state.status == "done" and state.report is not None, state.error
+        assert state.report.outcome == "approved"
+        assert coder_metric(state).model == "big"  # resent to its model, no fallback needed
+    assert running["swaps"] > 0  # the new gateway loaded the models again
+    give_up = time.monotonic() + 10
+    while live_fakes(tag):  # the killed gateway's servers follow it (PR_SET_PDEATHSIG)
+        assert time.monotonic() < give_up, "servers outlived their gateway"
+        await asyncio.sleep(0.1)
