@@ -34,9 +34,9 @@ def batching(parts: dict[str, Any]) -> tuple[Any, str] | None:
     if swarm and "levels" in swarm:
         ns = [int(n) for n in swarm["levels"]]
         for arm in ("direct", "gateway"):
-            values = [swarm["levels"][str(n)][f"{arm}_runs_per_min"] for n in ns]
+            values = [swarm["levels"][str(n)][f"{arm}_tokens_per_s"] for n in ns]
             right.plot(ns, values, marker="o", label=arm)
-        _axes(right, "swarm runs", "concurrent swarm runs N", "runs/min", ns)
+        _axes(right, "swarm runs", "concurrent swarm runs N", "generated tokens/s (vLLM)", ns)
     figure.suptitle("continuous batching through the gateway vs direct to vLLM (CPU)")
     return figure, "batching"
 

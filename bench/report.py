@@ -89,7 +89,7 @@ def summary_rows(results: dict[str, Any]) -> list[list[str]]:
         rows += _swap_rows(parts.get(name))
     rows += _prefix_rows(parts.get("prefix"))
     rows += _guided_rows(parts.get("guided"))
-    rows += _overhead_rows(parts.get("overhead"), parts.get("swarm-batching"))
+    rows += _overhead_rows(parts.get("overhead"), parts.get("swarm-batching"), parts.get("eval"))
     rows += _pruning_rows(parts.get("pruning"))
     rows += _eval_rows(parts.get("eval"))
     return rows
@@ -128,10 +128,13 @@ def _swarm_rows(part: dict[str, Any] | None) -> list[list[str]]:
         rows.append(
             [
                 f"1. swarm runs, N={n}",
-                "gateway / direct",
-                _fmt(level["ratio_runs_per_min"], 3),
-                f"{_fmt(level['gateway_runs_per_min'])} vs {_fmt(level['direct_runs_per_min'])} "
-                f"runs/min; tok/s ratio {_fmt(level['ratio_tokens_per_s'], 3)}",
+                "gateway / direct tok/s",
+                _fmt(level["ratio_tokens_per_s"], 3),
+                f"{_fmt(level['gateway_tokens_per_s'], 1)} vs "
+                f"{_fmt(level['direct_tokens_per_s'], 1)} tok/s; model calls/min "
+                f"{_fmt(level.get('gateway_calls_per_min'))} vs "
+                f"{_fmt(level.get('direct_calls_per_min'))}; runs/min "
+                f"{_fmt(level['gateway_runs_per_min'])} vs {_fmt(level['direct_runs_per_min'])}",
             ]
         )
     if "runs_total" in part:
@@ -140,7 +143,8 @@ def _swarm_rows(part: dict[str, Any] | None) -> list[list[str]]:
                 "1. swarm runs",
                 "completed",
                 f"{part['runs_done']} of {part['runs_total']}",
-                "the rest ended failed (an answer cut off at its budget): same work in both arms",
+                "runs that ended in the windows; the others ended failed (an answer cut off at "
+                "its capped budget), the same way in both arms",
             ]
         )
     return rows
@@ -231,7 +235,9 @@ def _guided_rows(part: dict[str, Any] | None) -> list[list[str]]:
     return rows
 
 
-def _overhead_rows(part: dict[str, Any] | None, swarm: dict[str, Any] | None) -> list[list[str]]:
+def _overhead_rows(
+    part: dict[str, Any] | None, swarm: dict[str, Any] | None, effect: dict[str, Any] | None
+) -> list[list[str]]:
     rows = []
     if part and "arms" in part:
         for arm, data in part["arms"].items():
@@ -254,23 +260,23 @@ def _overhead_rows(part: dict[str, Any] | None, swarm: dict[str, Any] | None) ->
         )
     elif part:
         rows += _error_row("6. orchestration", part)
-    if swarm and "levels" in swarm:
-        count = swarm.get("not_llm_share_runs", 0)
+    count = (swarm or {}).get("not_llm_share_runs", 0)
+    if count:
+        share = swarm["not_llm_share_single_run"] if swarm else None
         note = (
             f"median share of a swarm run's wall time outside model calls (part 1, "
-            f"{swarm.get('not_llm_share_from', 'N=1')}, {count} runs, "
-            f"{swarm.get('not_llm_share_done', '?')} of them completed)"
-            if count
-            else "no swarm run in part 1"
+            f"{swarm.get('not_llm_share_from', 'N=1') if swarm else ''}, {count} runs, "
+            f"{swarm.get('not_llm_share_done', '?') if swarm else ''} of them completed)"
         )
-        rows.append(
-            [
-                "6. orchestration",
-                "real run, not model time",
-                _pct(swarm.get("not_llm_share_single_run")),
-                note,
-            ]
+    elif effect and effect.get("not_model_share_runs"):
+        share = effect["not_model_share"]
+        note = (
+            f"median over part 8's {effect['not_model_share_runs']} swarm runs (default "
+            "models, through the embedded gateway): no run of part 1 ended in its window"
         )
+    else:
+        share, note = None, "no swarm run ended in part 1 or part 8"
+    rows.append(["6. orchestration", "real run, not model time", _pct(share), note])
     return rows
 
 

@@ -34,7 +34,7 @@ import tempfile
 import time
 import traceback
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -80,6 +80,10 @@ NEEDS_VLLM = {
 }
 NEEDS_FILES = {"pruning": (SMALL,)}  # its tokenizer only
 NOTES = [
+    "Sizes: on a machine slower than 60 tokens/s (part 1, direct, N=8) the parts that are pure "
+    "model work shrink in proportion, to a floor (prefix: concurrent runs, at least 3; "
+    "guided: streams, at least 2); part 1's `scaling` records what changed; `--full-sizes` "
+    "keeps them.",
     "1: the gateway serves the vLLM server as a `remote` model, so both arms hit the very same "
     "server process (same weights, KV cache, warm state) and the ratio isolates the gateway's "
     "proxy overhead (parsing, admission, relaying; its CPU competes with vLLM's on this machine)."
@@ -87,11 +91,14 @@ NOTES = [
     "1: raw requests: 32 tokens each (ignore_eos), 2 alternating repetitions per N, the "
     "order flipped every time; throughput = completion tokens / wall time of the burst.",
     "1: swarm runs: every role on SmolLM2-135M (one server serves one model), no revisions, "
-    "tasks = the first N of bench/tasks; one burst per arm and N, the arm order flipped per N. "
-    "Runs are not identical across arms (batching changes float rounding), so tokens differ "
-    "slightly; runs/min and tokens/s are both given. Completion budgets per role are capped "
-    "(researcher and coder 256 tokens, summarizer and auditors 128, one retry at 1.75x): a "
-    "cut-off answer can end a run early, the same way in both arms.",
+    "tasks from bench/tasks. Per arm and N a fixed window (45 s) in which N workers run swarm "
+    "runs back to back, the arm order flipped per N; tokens/s = vLLM's own "
+    "`vllm:generation_tokens_total` over the window (the same server for both arms), "
+    "runs/min = runs that ended in the window (coarse: a run takes tens of seconds here). At "
+    "the window's end the runs still going are cancelled and vLLM drains before the next arm. "
+    "Completion budgets per role are capped (researcher and coder 256 tokens, summarizer and "
+    "auditors 128, one retry at 1.75x): a cut-off answer can end a run early, the same way in "
+    "both arms.",
     "2: 60 requests, Poisson arrivals over about 8 s (seed 4), each for one of 3 fake models "
     "(1 s load, 600 MB, 32 tokens at 128 tokens/s); budget 900 MB (one model); the shipped "
     "scheduling defaults (max_wait_s 10, linger_s 2); the policies run back to back.",
@@ -103,10 +110,13 @@ NOTES = [
     "log events; a swap = drain + unload/sleep + load/wake, the first (cold) load excluded. "
     "Loads are timed from process start to a healthy /health, polled every 0.5 s.",
     "4: hit rate = hit tokens / queried tokens from vLLM's `vllm:prefix_cache_*_total` "
-    "counters, read before and after; a fresh server (empty cache) per layout; SmolLM2 for "
-    "every role. `variable_first` puts the run's text before the role's instructions.",
+    "counters, read before and after. The prompts are those of whole swarm runs (every node, "
+    "in order, the two auditors together) built by the real nodes for scripted answers that "
+    "carry each task's words, recorded from the fake server and replayed for 1 token each "
+    "(prefill only) to a fresh SmolLM2 server per layout: 1 run, then 10 runs concurrently. "
+    "`variable_first` puts the run's text before the role's instructions.",
     "5: each agent schema's real prompt, 4 concurrent identical requests (temperature 0, at "
-    "most 128 tokens); the unconstrained arm asks for exactly the guided answers' median "
+    "most 64 tokens); the unconstrained arm asks for exactly the guided answers' median "
     "length (ignore_eos). A short warm-up request per schema (grammar compilation) is not "
     "counted.",
     "6: the scripted fake OpenAI server answers at once; a run = 9 graph nodes, 6 model calls "
@@ -115,7 +125,7 @@ NOTES = [
     "1 - (model-call time on the critical path) / wall.",
     "7: scripted fake answers (the code fails its checks for 3 rounds), real prompts built by "
     "the real nodes, counted with SmolLM2's tokenizer (message contents, no chat template).",
-    "8: the first 3 tasks only, no revisions (Qwen2.5-Coder-0.5B writes about 8 tokens/s in "
+    "8: the first task only, no revisions (Qwen2.5-Coder-0.5B writes about 8 tokens/s in "
     "all on 2 cores: the whole set of 33 takes hours there); `make eval` (`edgeswarm eval`) "
     "runs the whole set. "
     "The default role models (Qwen2.5-Coder-0.5B: researcher, summarizer, coder; "
@@ -147,7 +157,7 @@ def sizes_for(quick: bool) -> Sizes:
     fake = FakeSpec(load_time_s=0.5)
     return Sizes(
         throughput=ThroughputSizes(levels=(1, 4), max_tokens=32, reps=1),
-        swarm=sp.SwarmBatchSizes(levels=(1, 2)),
+        swarm=sp.SwarmBatchSizes(levels=(1, 2), window_s=20.0),
         mixed=MixedSizes(requests=24, window_s=4.0, fake=fake),
         swap=SwapSizes(vllm_requests=3, fake_requests=4, fake=fake),
         prefix=sp.PrefixSizes(concurrent=2),
@@ -173,21 +183,64 @@ def _missing(part: str, models_dir: Path) -> str | None:
     return None
 
 
+# Direct vLLM throughput at 8 streams (tokens/s, part 1) at and above which the full sizes
+# keep `make bench` near 30 minutes; a slower machine gets proportionally fewer concurrent
+# prefix-cache runs and guided streams (vLLM CPU without AVX-512 on 2 cores: about 16).
+REFERENCE_TOKENS_PER_S = 60.0
+
+
+def scaled_sizes(sizes: Sizes, throughput_part: dict[str, Any]) -> tuple[Sizes, dict[str, Any]]:
+    """``sizes`` fitted to the machine's speed as part 1 measured it, and what was changed.
+
+    Only the parts whose cost is pure model work shrink, each to a floor that keeps its
+    comparison meaningful; the time-boxed and fake-backend parts keep their sizes.
+    """
+    levels = throughput_part.get("levels") or {}
+    if not levels:
+        return sizes, {"scale": None, "why": "part 1 did not run: sizes kept"}
+    top = levels[max(levels, key=int)]
+    speed = float(top["direct_tokens_per_s_median"])
+    scale = min(1.0, speed / REFERENCE_TOKENS_PER_S)
+    prefix = replace(sizes.prefix, concurrent=max(3, round(sizes.prefix.concurrent * scale)))
+    guided = replace(sizes.guided, concurrency=max(2, round(sizes.guided.concurrency * scale)))
+    changes = {
+        "prefix.concurrent": [sizes.prefix.concurrent, prefix.concurrent],
+        "guided.concurrency": [sizes.guided.concurrency, guided.concurrency],
+    }
+    return replace(sizes, prefix=prefix, guided=guided), {
+        "direct_tokens_per_s": speed,
+        "at_n": int(max(levels, key=int)),
+        "reference_tokens_per_s": REFERENCE_TOKENS_PER_S,
+        "scale": round(scale, 3),
+        "changed": {key: pair for key, pair in changes.items() if pair[0] != pair[1]},
+    }
+
+
 def run_parts(
-    parts: Sequence[str], sizes: Sizes, work: Workspace, port_for: PortFor = free_port
+    parts: Sequence[str],
+    sizes: Sizes,
+    work: Workspace,
+    port_for: PortFor = free_port,
+    *,
+    fit_to_speed: bool = False,
 ) -> dict[str, Any]:
-    """Run the chosen parts in order; a failing part is recorded and the others still run."""
+    """Run the chosen parts in order; a failing part is recorded and the others still run.
+
+    ``fit_to_speed``: after part 1, shrink the model-bound parts on a slow machine
+    (:func:`scaled_sizes`); what changed is recorded in part 1's ``scaling``.
+    """
+    now = sizes
     runners: dict[str, Callable[[], dict[str, Any]]] = {
-        "throughput": lambda: throughput(sizes.throughput, work, port_for),
-        "swarm-batching": lambda: sp.swarm_batching(sizes.swarm, work, port_for),
-        "mixed": lambda: mixed_workload(sizes.mixed, work, port_for),
-        "swap-fake": lambda: swap_latency_fake(sizes.swap, work, port_for),
-        "swap-vllm": lambda: swap_latency_vllm(sizes.swap, work, port_for),
-        "prefix": lambda: sp.prefix_caching(sizes.prefix, work, port_for),
-        "guided": lambda: sp.guided_cost(sizes.guided, work, port_for),
-        "overhead": lambda: sp.orchestration_overhead(sizes.overhead, work, port_for),
-        "pruning": lambda: sp.context_pruning(sizes.pruning, work, port_for),
-        "eval": lambda: sp.effectiveness(sizes.eval, work, port_for),
+        "throughput": lambda: throughput(now.throughput, work, port_for),
+        "swarm-batching": lambda: sp.swarm_batching(now.swarm, work, port_for),
+        "mixed": lambda: mixed_workload(now.mixed, work, port_for),
+        "swap-fake": lambda: swap_latency_fake(now.swap, work, port_for),
+        "swap-vllm": lambda: swap_latency_vllm(now.swap, work, port_for),
+        "prefix": lambda: sp.prefix_caching(now.prefix, work, port_for),
+        "guided": lambda: sp.guided_cost(now.guided, work, port_for),
+        "overhead": lambda: sp.orchestration_overhead(now.overhead, work, port_for),
+        "pruning": lambda: sp.context_pruning(now.pruning, work, port_for),
+        "eval": lambda: sp.effectiveness(now.eval, work, port_for),
     }
     results: dict[str, Any] = {}
     for index, part in enumerate(parts):
@@ -202,6 +255,9 @@ def run_parts(
             print(f"\n== {part}: interrupted; writing the parts done", flush=True)
             break
         print(f"== {part}: {time.monotonic() - started:.0f} s", flush=True)
+        if part == "throughput" and fit_to_speed:
+            now, results[part]["scaling"] = scaled_sizes(sizes, results[part])
+            print(f"   sizes for this machine: {results[part]['scaling']}", flush=True)
     return results
 
 
@@ -234,6 +290,11 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "--parts", default=",".join(PARTS), help=f"comma-separated subset of {','.join(PARTS)}"
     )
     parser.add_argument("--keep-logs", action="store_true", help="keep the gateway/server logs")
+    parser.add_argument(
+        "--full-sizes",
+        action="store_true",
+        help="keep every part's full size on a slow machine (default: fitted to part 1's speed)",
+    )
     args = parser.parse_args(argv)
     args.parts = [p.strip() for p in args.parts.split(",") if p.strip()]
     unknown = sorted(set(args.parts) - set(PARTS))
@@ -265,7 +326,8 @@ def collect(args: argparse.Namespace, work: Workspace) -> dict[str, Any]:
     }
     if args.quick:
         results["notes"].insert(0, "--quick: smaller sizes than below; see each part's `sizes`.")
-    results["parts"] = run_parts(args.parts, sizes_for(args.quick), work)
+    fit = not (args.quick or args.full_sizes)
+    results["parts"] = run_parts(args.parts, sizes_for(args.quick), work, fit_to_speed=fit)
     host["loadavg_end"] = [round(x, 2) for x in os.getloadavg()]
     results["wall_s"] = round(time.monotonic() - started, 1)
     return results

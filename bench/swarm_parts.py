@@ -1,10 +1,11 @@
 """The benchmark's swarm-level parts; each returns plain data for the results file.
 
 - :func:`swarm_batching`: N = 1, 2, 4, 8 concurrent swarm runs straight to one vLLM CPU server
-  and through a gateway in front of that same server: runs/min, tokens/s, their ratio; and
-  the share of each real run's wall time that was not spent waiting for the model.
-- :func:`prefix_caching`: vLLM's prefix-cache hit rate over one swarm run and over 10
-  concurrent runs, with the shipped prompt layout (stable parts first) and the reverse.
+  and through a gateway in front of that same server, each arm a fixed time window: runs/min,
+  tokens/s, their ratio; and the share of each real run's wall time that was not spent
+  waiting for the model.
+- :func:`prefix_caching`: vLLM's prefix-cache hit rate over the prompts of one swarm run and
+  of 10 concurrent runs, with the shipped prompt layout (stable parts first) and the reverse.
 - :func:`guided_cost`: tokens/s of the agents' schema-guided answers vs unconstrained
   generation of the same length, same prompts.
 - :func:`orchestration_overhead`: milliseconds per node of graph + lease hook (+ gateway)
@@ -23,7 +24,7 @@ import json
 import re
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -47,11 +48,10 @@ from bench.parts import SMALL, check
 from graphs import evaluate
 from graphs.context import Context
 from graphs.runner import run_swarm
-from graphs.state import InputState, NodeMetrics, OutputState
+from graphs.state import InputState, OutputState
 from runtime.process import ManagedProcess
 
 FAKE_OPENAI = ROOT / "tests" / "fakes" / "openai_server.py"
-AUDITOR_NODES = ("security_auditor", "performance_auditor")
 
 
 def bench_tasks(count: int) -> list[str]:
@@ -104,37 +104,25 @@ class SwarmRun:
     @property
     def llm_s(self) -> float:
         """Seconds on the run's critical path spent in model calls (auditors run in parallel)."""
-        return llm_critical_path(self.state.metrics)
+        return evaluate.model_seconds(self.state.metrics)
 
 
-def llm_critical_path(metrics: Sequence[NodeMetrics]) -> float:
-    """Sum of call times, counting the two parallel auditors of a round as the slower one."""
-    serial = sum(m.seconds for m in metrics if m.node not in AUDITOR_NODES)
-    rounds: dict[int, float] = {}
-    for m in metrics:
-        if m.node in AUDITOR_NODES:
-            rounds[m.revision] = max(rounds.get(m.revision, 0.0), m.seconds)
-    return serial + sum(rounds.values())
-
-
-async def one_run(task: str, context: Context) -> SwarmRun:
-    """Run the graph once; count the nodes that ran."""
+async def one_run(
+    task: str, context: Context, on_call: Callable[[], None] | None = None
+) -> SwarmRun:
+    """Run the graph once; count the nodes that ran (``on_call`` after each model call)."""
     nodes = 0
 
-    def count(_node: str, _update: Any) -> None:
+    def count(_node: str, update: Mapping[str, Any]) -> None:
         nonlocal nodes
         nodes += 1
+        for _ in update.get("metrics") or []:
+            if on_call is not None:
+                on_call()
 
     start = time.monotonic()
     state = await run_swarm(InputState(task=task), context, progress=count)
     return SwarmRun(state, time.monotonic() - start, nodes)
-
-
-async def concurrent_runs(tasks: Sequence[str], context: Context) -> tuple[float, list[SwarmRun]]:
-    """All ``tasks`` at once; the wall time until the last run ended, and each run."""
-    start = time.monotonic()
-    runs = await asyncio.gather(*(one_run(task, context) for task in tasks))
-    return time.monotonic() - start, list(runs)
 
 
 def _run_record(run: SwarmRun) -> dict[str, Any]:
@@ -159,13 +147,20 @@ class SwarmBatchSizes:
     """Knobs of the concurrent-runs part."""
 
     levels: tuple[int, ...] = (1, 2, 4, 8)
+    window_s: float = 45.0
+    """Each arm keeps N runs going for this long (a run that ends is followed by the next)."""
     max_model_len: int = 4096
     kvcache_gib: int = 2
     budgets: dict[str, int] = field(default_factory=lambda: dict(STACK_BUDGETS))
 
 
 def swarm_batching(sizes: SwarmBatchSizes, work: Workspace, port_for: PortFor) -> dict[str, Any]:
-    """N concurrent swarm runs direct to vLLM and through a gateway to the same server."""
+    """N concurrent swarm runs direct to vLLM and through a gateway to the same server.
+
+    Each arm is a fixed window in which N workers run swarm runs back to back, so the part
+    takes the same time on any machine; tokens come from vLLM's own generation counter, read
+    at the window's start and end, the same server for both arms.
+    """
     with (
         vllm_server(
             SMALL,
@@ -177,33 +172,96 @@ def swarm_batching(sizes: SwarmBatchSizes, work: Workspace, port_for: PortFor) -
         gateway_in_front(SMALL, server.base_url, work, "swarm-batching", port_for) as gw,
     ):
         targets = {"direct": (server.base_url, False), "gateway": (gw.api_base, True)}
-        runs = asyncio.run(_batching_runs(sizes, targets))
+        root = server.base_url.removesuffix("/v1")
+        runs = asyncio.run(_batching_runs(sizes, targets, root))
     return {"sizes": asdict(sizes), **_batching_summary(runs)}
 
 
+_GENERATED = re.compile(r"^vllm:generation_tokens_total(?:\{[^}]*\})?\s+(\S+)$")
+_RUNNING = re.compile(r"^vllm:num_requests_running(?:\{[^}]*\})?\s+(\S+)$")
+
+
+def counter_sum(metrics_text: str, pattern: re.Pattern[str]) -> float:
+    """A Prometheus metric of vLLM summed over its labels (0 when absent)."""
+    total = 0.0
+    for line in metrics_text.splitlines():
+        match = pattern.match(line.strip())
+        if match:
+            total += float(match[1])
+    return total
+
+
+async def _server_metrics(root_url: str) -> str:
+    async with httpx.AsyncClient(timeout=30, trust_env=False) as http:
+        reply = await http.get(f"{root_url}/metrics")
+        reply.raise_for_status()
+        return reply.text
+
+
+async def _settle(root_url: str, timeout_s: float = 120.0) -> None:
+    """Wait until vLLM runs no request (the cancelled runs' requests were aborted)."""
+    deadline = time.monotonic() + timeout_s
+    while counter_sum(await _server_metrics(root_url), _RUNNING) > 0:
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"vLLM still runs requests {timeout_s:g} s after a window")
+        await asyncio.sleep(0.5)
+
+
+async def run_window(
+    tasks: Sequence[str], n: int, context: Context, window_s: float, root_url: str
+) -> dict[str, Any]:
+    """N workers run swarm runs back to back for ``window_s``; what finished, what vLLM wrote."""
+    finished: list[SwarmRun] = []
+    calls = 0
+
+    def call_done() -> None:
+        nonlocal calls
+        calls += 1
+
+    async def worker(index: int) -> None:
+        while True:
+            finished.append(await one_run(tasks[index % len(tasks)], context, call_done))
+            index += n
+
+    await _settle(root_url)
+    before = counter_sum(await _server_metrics(root_url), _GENERATED)
+    workers = [asyncio.create_task(worker(i)) for i in range(n)]
+    await asyncio.sleep(window_s)
+    after = counter_sum(await _server_metrics(root_url), _GENERATED)
+    done, calls_done = list(finished), calls
+    for task in workers:
+        task.cancel()
+    errors = [r for r in await asyncio.gather(*workers, return_exceptions=True)]
+    crashed = [e for e in errors if not isinstance(e, asyncio.CancelledError)]
+    if crashed:
+        raise RuntimeError(f"a swarm run raised: {crashed[0]!r}")
+    await _settle(root_url)
+    tokens = int(after - before)
+    return {
+        "n": n,
+        "wall_s": window_s,
+        "runs_finished": len(done),
+        "runs_per_min": round(60 * len(done) / window_s, 3),
+        "calls_finished": calls_done,
+        "calls_per_min": round(60 * calls_done / window_s, 3),
+        "completion_tokens": tokens,
+        "tokens_per_s": round(tokens / window_s, 3),
+        "runs": [_run_record(r) for r in done],
+    }
+
+
 async def _batching_runs(
-    sizes: SwarmBatchSizes, targets: dict[str, tuple[str, bool]]
+    sizes: SwarmBatchSizes, targets: dict[str, tuple[str, bool]], root_url: str
 ) -> list[dict[str, Any]]:
     records = []
+    tasks = bench_tasks(max(sizes.levels) * 4)
     for index, n in enumerate(sizes.levels):
-        tasks = bench_tasks(n)
         order = ("direct", "gateway") if index % 2 == 0 else ("gateway", "direct")
         for arm in order:
             base_url, lease = targets[arm]
             context = one_model_context(base_url, SMALL, lease_models=lease, **sizes.budgets)
-            wall, runs = await concurrent_runs(tasks, context)
-            tokens = sum(r.completion_tokens for r in runs)
-            records.append(
-                {
-                    "arm": arm,
-                    "n": n,
-                    "wall_s": round(wall, 3),
-                    "runs_per_min": round(60 * n / wall, 3),
-                    "completion_tokens": tokens,
-                    "tokens_per_s": round(tokens / wall, 3),
-                    "runs": [_run_record(r) for r in runs],
-                }
-            )
+            window = await run_window(tasks, n, context, sizes.window_s, root_url)
+            records.append({"arm": arm, **window})
     return records
 
 
@@ -217,7 +275,10 @@ def _batching_summary(records: list[dict[str, Any]]) -> dict[str, Any]:
             "gateway_runs_per_min": through["runs_per_min"],
             "direct_tokens_per_s": direct["tokens_per_s"],
             "gateway_tokens_per_s": through["tokens_per_s"],
+            "direct_calls_per_min": direct["calls_per_min"],
+            "gateway_calls_per_min": through["calls_per_min"],
             "ratio_runs_per_min": _ratio(through["runs_per_min"], direct["runs_per_min"]),
+            "ratio_calls_per_min": _ratio(through["calls_per_min"], direct["calls_per_min"]),
             "ratio_tokens_per_s": _ratio(through["tokens_per_s"], direct["tokens_per_s"]),
         }
     return {
@@ -262,7 +323,6 @@ class PrefixSizes:
     layouts: tuple[str, ...] = ("stable_first", "variable_first")
     max_model_len: int = 4096
     kvcache_gib: int = 2
-    budgets: dict[str, int] = field(default_factory=lambda: dict(STACK_BUDGETS))
 
 
 _METRIC = re.compile(r"^(vllm:prefix_cache_(?:queries|hits)_total)(?:\{[^}]*\})?\s+(\S+)$")
@@ -296,9 +356,18 @@ def _hit_rate(before: dict[str, float], after: dict[str, float]) -> dict[str, An
 
 
 def prefix_caching(sizes: PrefixSizes, work: Workspace, port_for: PortFor) -> dict[str, Any]:
-    """Hit rates per prompt layout; each layout gets a fresh server (an empty cache)."""
+    """Hit rates per prompt layout over the prompts of whole swarm runs.
+
+    The prompts are those the real nodes send in a full run (every node, in order) when the
+    model's answers are scripted: each task's answers carry its own words, as real ones would.
+    They are recorded from the scripted fake server, then replayed to a fresh vLLM server per
+    layout (an empty cache) for one token each: caching depends on the prompts alone, so the
+    replay costs prefill only and takes the same few minutes on any machine.
+    """
+    tasks = bench_tasks(1 + sizes.concurrent)
+    recorded = {layout: record_prompts(tasks, layout, work, port_for) for layout in sizes.layouts}
     layouts: dict[str, Any] = {}
-    for layout in sizes.layouts:
+    for layout, runs in recorded.items():
         with vllm_server(
             SMALL,
             work,
@@ -307,22 +376,90 @@ def prefix_caching(sizes: PrefixSizes, work: Workspace, port_for: PortFor) -> di
             port_for=port_for,
         ) as server:
             root = server.base_url.removesuffix("/v1")
-            context = one_model_context(
-                server.base_url, SMALL, prompt_layout=layout, **sizes.budgets
-            )
-            tasks = bench_tasks(1 + sizes.concurrent)
             start = _server_counters(root)
-            single = asyncio.run(concurrent_runs(tasks[:1], context))
+            single = asyncio.run(replay_runs(server.base_url, runs[:1]))
             middle = _server_counters(root)
-            many = asyncio.run(concurrent_runs(tasks[1:], context))
+            many = asyncio.run(replay_runs(server.base_url, runs[1:]))
             end = _server_counters(root)
         if start["queries"] == end["queries"]:
             raise RuntimeError("vLLM reported no prefix-cache queries: is prefix caching on?")
         layouts[layout] = {
-            "single_run": {**_hit_rate(start, middle), "wall_s": round(single[0], 2)},
-            "concurrent_runs": {**_hit_rate(middle, end), "wall_s": round(many[0], 2)},
+            "single_run": {**_hit_rate(start, middle), "wall_s": single, "requests": len(runs[0])},
+            "concurrent_runs": {
+                **_hit_rate(middle, end),
+                "wall_s": many,
+                "requests": sum(len(run) for run in runs[1:]),
+            },
         }
     return {"sizes": asdict(sizes), "layouts": layouts}
+
+
+def task_script(statement: str) -> list[dict[str, Any]]:
+    """Answers for one passing run whose text carries the task's words, as real answers do."""
+    head = " ".join(statement.split())[:200]
+    brief = {**FAKE_BRIEF, "summary": head}
+    summary = {"summary": f"{head} Checks: add(2, 3) == 5.", "key_points": ["Return a + b."]}
+    lines = ["def add(a, b):", f"    # {head[:90]}", "    return a + b"]
+    return [
+        _answer(ResearchBrief, brief),
+        _answer(StageSummary, summary),
+        _answer(CodeSubmission, _code(lines)),
+        _answer(StageSummary, summary),
+        _audit("security"),
+        _audit("performance"),
+    ]
+
+
+def record_prompts(
+    tasks: Sequence[str], layout: str, work: Workspace, port_for: PortFor
+) -> list[list[dict[str, Any]]]:
+    """The request bodies of one scripted swarm run per task, each run's in order."""
+    runs = []
+    with fake_server(work, port_for) as fake:
+        context = one_model_context(
+            fake.api_base, "fake-model", lease_models=False, prompt_layout=layout
+        )
+        for task in tasks:
+            fake.reset()
+            fake.script(task_script(task))
+            run = asyncio.run(one_run(task, context))
+            if run.state.status != "done":
+                raise RuntimeError(f"a scripted run failed: {run.state.error}")
+            runs.append(fake.requests())
+    return runs
+
+
+def _is_audit(body: dict[str, Any]) -> bool:
+    return _node_of(body).endswith("_auditor")
+
+
+def replay_body(body: dict[str, Any], model: str) -> dict[str, Any]:
+    """``body`` for ``model``, one token, no grammar: what is measured is the prompt's prefill."""
+    dropped = {"response_format", "max_tokens", "max_completion_tokens", "stream", "model"}
+    kept = {key: value for key, value in body.items() if key not in dropped}
+    return {**kept, "model": model, "max_completion_tokens": 1}
+
+
+async def replay_runs(base_url: str, runs: Sequence[list[dict[str, Any]]]) -> float:
+    """Replay the runs concurrently, each in its order (its two auditors together)."""
+    started = time.monotonic()
+    async with client() as http:
+
+        async def send(body: dict[str, Any]) -> None:
+            reply = await http.post(f"{base_url}/chat/completions", json=replay_body(body, SMALL))
+            reply.raise_for_status()
+
+        async def replay(run: list[dict[str, Any]]) -> None:
+            index = 0
+            while index < len(run):
+                end = index + 1
+                while _is_audit(run[index]) and end < len(run) and _is_audit(run[end]):
+                    end += 1
+                await asyncio.gather(*(send(body) for body in run[index:end]))
+                index = end
+
+        await asyncio.gather(*(replay(run) for run in runs))
+    return round(time.monotonic() - started, 2)
 
 
 # -- 5. guided decoding cost -----------------------------------------------------------------
@@ -334,7 +471,7 @@ class GuidedSizes:
 
     concurrency: int = 4
     reps: int = 1
-    max_tokens_cap: int = 128
+    max_tokens_cap: int = 64
     max_model_len: int = 4096
     kvcache_gib: int = 1
 
@@ -706,8 +843,8 @@ def _growth(modes: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
 class EffectivenessSizes:
     """Knobs of the task-set evaluation."""
 
-    limit: int | None = 3
-    concurrency: int = 3
+    limit: int | None = 1
+    concurrency: int = 1
     max_revisions: int = 0
     arms: tuple[str, ...] = evaluate.ARMS
     overrides: dict[str, Any] = field(default_factory=dict)
@@ -728,6 +865,10 @@ def effectiveness(sizes: EffectivenessSizes, work: Workspace, port_for: PortFor)
         results = asyncio.run(evaluate.evaluate(tasks, context, options, progress=_eval_progress))
     results["models"] = {role: context.model_for(role) for role in runner.ROLES}
     results["sizes"] = {**asdict(sizes), "tasks": len(tasks)}
+    swarm = [t["swarm"] for t in results["tasks"] if "swarm" in t]
+    shares = [1 - a["model_s"] / a["seconds"] for a in swarm if a["seconds"] > 0]
+    results["not_model_share"] = round(median(shares), 4) if shares else None
+    results["not_model_share_runs"] = len(shares)
     return results
 
 

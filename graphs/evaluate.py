@@ -34,7 +34,7 @@ from graphs.context import Context
 from graphs.llm import NodeFailedError, ask
 from graphs.nodes import SOLUTION, validate_task
 from graphs.runner import run_swarm
-from graphs.state import InputState, OutputState
+from graphs.state import InputState, NodeMetrics, OutputState
 from tools.sandbox import SandboxUnavailable, run_tests, test_counts
 
 DEFAULT_TASKS = Path(__file__).resolve().parent.parent / "bench" / "tasks"
@@ -129,8 +129,26 @@ class ArmResult:
     """Structured calls that produced an answer (or failed for good)."""
     first_try_valid: int = 0
     """Calls whose first attempt was schema-valid."""
+    model_s: float = 0.0
+    """Seconds of the run's critical path spent in model calls (swarm: see model_seconds)."""
     error: str | None = None
     grading: str = ""
+
+
+AUDITOR_NODES = ("security_auditor", "performance_auditor")
+
+
+def model_seconds(metrics: Sequence[NodeMetrics]) -> float:
+    """Seconds of a swarm run's critical path spent in model calls, failed ones included.
+
+    The two auditors of a round run in parallel: the slower one counts.
+    """
+    serial = sum(m.seconds for m in metrics if m.node not in AUDITOR_NODES)
+    rounds: dict[int, float] = {}
+    for m in metrics:
+        if m.node in AUDITOR_NODES:
+            rounds[m.revision] = max(rounds.get(m.revision, 0.0), m.seconds)
+    return serial + sum(rounds.values())
 
 
 @dataclass
@@ -171,6 +189,7 @@ async def _graded_swarm(
         completion_tokens=sum(m.completion_tokens for m in state.metrics),
         calls=len(state.metrics),  # failed calls included
         first_try_valid=sum(1 for m in state.metrics if m.ok and m.attempts == 1),
+        model_s=round(model_seconds(state.metrics), 3),
         error=state.error,
         grading=checked.detail,
     )

@@ -50,17 +50,19 @@ def test_swarm_runs_through_the_gateway_and_the_prefix_cache(
     tmp_path: Path, settings: Settings
 ) -> None:
     work = workspace(tmp_path, settings)
-    batching = sp.swarm_batching(sp.SwarmBatchSizes(levels=(1,), budgets=TINY), work, free_port)
-    level = batching["levels"]["1"]
-    assert level["direct_runs_per_min"] > 0 and level["gateway_runs_per_min"] > 0
+    sizes = sp.SwarmBatchSizes(levels=(1,), window_s=30.0, budgets=TINY)
+    batching = sp.swarm_batching(sizes, work, free_port)
+    level = batching["levels"]["1"]  # vLLM wrote tokens for each arm's window
+    assert level["direct_tokens_per_s"] > 0 and level["gateway_tokens_per_s"] > 0
     runs = [run for record in batching["records"] for run in record["runs"]]
-    assert len(runs) == 2 and all(run["status"] in ("done", "failed") for run in runs), runs
+    assert all(run["status"] in ("done", "failed") for run in runs), runs
     assert all(run["wall_s"] > 0 and run["nodes"] >= 1 for run in runs), runs
-    assert batching["runs_total"] == 2 and 0 <= batching["runs_done"] <= 2
+    assert batching["runs_total"] == len(runs) and 0 <= batching["runs_done"] <= len(runs)
     share = batching["not_llm_share_single_run"]  # failed runs count: their calls are timed
-    assert batching["not_llm_share_runs"] == 2 and 0 <= share < 1
+    assert batching["not_llm_share_runs"] == len(runs)
+    assert (share is None) == (not runs) and (share is None or 0 <= share < 1)
     prefix = sp.prefix_caching(
-        sp.PrefixSizes(concurrent=1, layouts=("stable_first",), budgets=TINY), work, free_port
+        sp.PrefixSizes(concurrent=1, layouts=("stable_first",)), work, free_port
     )
     single = prefix["layouts"]["stable_first"]["single_run"]
     assert single["queried_tokens"] > 0 and single["hit_rate"] is not None

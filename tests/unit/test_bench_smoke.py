@@ -8,6 +8,7 @@ their own smoke test in tests/integration/test_bench_vllm.py.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
@@ -17,7 +18,8 @@ from bench import swarm_parts as sp
 from bench.harness import FakeSpec, Workspace
 from bench.parts import SMALL, MixedSizes, mixed_workload, swap_steps
 from bench.report import summary_rows, text_table, write_outputs
-from bench.suite import output_stem, parse_args
+from bench.suite import Sizes, output_stem, parse_args, scaled_sizes
+from graphs import evaluate
 from graphs.state import NodeMetrics
 from runtime.process import free_port
 from runtime.settings import load_settings
@@ -165,4 +167,40 @@ def test_the_critical_path_counts_parallel_auditors_once() -> None:
 
     metrics = [m("researcher", 2.0), m("coder", 3.0), m("security_auditor", 1.0)]
     metrics += [m("performance_auditor", 1.5), m("coder", 1.0, 1), m("security_auditor", 0.5, 1)]
-    assert sp.llm_critical_path(metrics) == 2.0 + 3.0 + 1.5 + 1.0 + 0.5
+    assert evaluate.model_seconds(metrics) == 2.0 + 3.0 + 1.5 + 1.0 + 0.5
+
+
+def test_prefix_prompts_are_recorded_per_run_and_replayed_for_one_token(tmp_path: Path) -> None:
+    work = Workspace(tmp_path / "bench", load_settings().models_dir)
+    tasks = ["Write add(a, b) for floats.", "Write mul(a, b) for ints."]
+    runs = sp.record_prompts(tasks, "stable_first", work, allowed_port)
+    assert [len(run) for run in runs] == [6, 6]  # brief, summary, code, summary, 2 audits
+    assert "mul(a, b) for ints" in json.dumps(runs[1][2]["messages"])  # the task's own words
+    assert "mul(a, b)" not in json.dumps(runs[0])
+    flipped = sp.record_prompts(tasks[:1], "variable_first", work, allowed_port)
+    assert flipped[0][0]["messages"] != runs[0][0]["messages"]
+    with sp.fake_server(work, allowed_port) as fake:
+        seconds = asyncio.run(sp.replay_runs(fake.api_base, runs))
+        sent = fake.requests()
+    assert seconds > 0 and len(sent) == 12
+    assert all(b["max_completion_tokens"] == 1 and "response_format" not in b for b in sent)
+    assert {b["model"] for b in sent} == {SMALL}
+
+
+def test_sizes_shrink_on_a_slow_machine_only() -> None:
+    sizes = Sizes()
+    slow = {
+        "levels": {
+            "1": {"direct_tokens_per_s_median": 12.0},
+            "8": {"direct_tokens_per_s_median": 15.0},
+        }
+    }
+    fitted, scaling = scaled_sizes(sizes, slow)
+    assert scaling["scale"] == 0.25 and scaling["at_n"] == 8
+    assert fitted.prefix.concurrent == 3 and fitted.guided.concurrency == 2  # floors
+    assert scaling["changed"] == {"prefix.concurrent": [10, 3], "guided.concurrency": [4, 2]}
+    assert fitted.swarm == sizes.swarm and fitted.eval == sizes.eval
+    fast = {"levels": {"8": {"direct_tokens_per_s_median": 170.0}}}
+    kept, unchanged = scaled_sizes(sizes, fast)
+    assert kept == sizes and unchanged["scale"] == 1.0 and unchanged["changed"] == {}
+    assert scaled_sizes(sizes, {"error": "x"})[0] == sizes
