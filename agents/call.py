@@ -129,6 +129,16 @@ def resend_delay(policy: CallPolicy, failures: int, retry_after_s: float | None)
     return max(backoff, retry_after_s or 0.0)
 
 
+def _not_soon(err: EndpointUnavailableError, policy: CallPolicy) -> bool:
+    """Whether the endpoint says the model stays unavailable for longer than a backoff.
+
+    A failed start in its cool-down, say: the fallback answers sooner. A full queue (429) is
+    waited out.
+    """
+    late = err.retry_after_s is not None and err.retry_after_s > policy.max_backoff_s
+    return late and not err.backpressure
+
+
 async def _attempt(
     schema: type[T],
     messages: Sequence[BaseMessage],
@@ -148,7 +158,7 @@ async def _attempt(
             return await ainvoke_structured(chat(model, budget), schema, messages, model_name=model)
         except EndpointUnavailableError as err:
             failures += 0 if err.backpressure else 1
-            if failures > policy.resends:
+            if failures > policy.resends or _not_soon(err, policy):
                 raise
             trace.resends += 1
             trace.last_resend_reason = str(err)

@@ -152,6 +152,12 @@ class SchedulingConfig(_Strict):
     watch_interval_s: float = Field(
         default=1.0, gt=0, description="How often backends are checked for a dead process."
     )
+    start_retry_s: float = Field(
+        default=30.0,
+        ge=0,
+        description="After a model failed to start, its requests fail at once (503 with "
+        "Retry-After) for this long instead of each starting it again.",
+    )
 
 
 class AuthConfig(_Strict):

@@ -292,6 +292,7 @@ class Residency:
         self.ledger.release(slot.name)
         slot.state = ModelState.FAILED
         slot.failure = str(err)
+        slot.start_failed_at = time.monotonic()
         self.metrics.swap(slot.name, "load_failed", seconds)
         _log.error(
             "load_failed",
@@ -305,7 +306,7 @@ class Residency:
     def _became_ready(self, slot: ModelSlot, seconds: float, kind: str) -> None:
         now = time.monotonic()
         slot.state = ModelState.READY
-        slot.failure = None
+        slot.failure = slot.start_failed_at = None
         slot.loaded_at = slot.last_used = now
         self.metrics.swap(slot.name, kind, seconds)
         if self._on_ready is not None:

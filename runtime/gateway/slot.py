@@ -79,6 +79,8 @@ class ModelSlot:
     last_used: float = 0.0
     loaded_at: float = 0.0
     failure: str | None = None
+    start_failed_at: float | None = None
+    """Monotonic time of the last failed start (None after a good one)."""
     idle: asyncio.Event = field(default_factory=asyncio.Event)
     on_idle: Callable[[ModelSlot], None] | None = None
 

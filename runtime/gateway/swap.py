@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 import re
 import time
 from typing import Any
@@ -140,6 +141,7 @@ class SwapScheduler:
         if not slot.managed or self.policy.admits_directly(slot.view(now)):
             self.metrics.admitted(name, "direct")
             return slot.admit()
+        self._refuse_while_cooling(slot, now)
         if self.queued_total() >= self.scheduling.max_queue:
             self.metrics.admitted(name, "rejected")
             raise QueueFullError(
@@ -164,6 +166,19 @@ class SwapScheduler:
             raise
         self.metrics.admitted(name, "queued")
         return admission
+
+    def _refuse_while_cooling(self, slot: ModelSlot, now: float) -> None:
+        """A model whose start failed a moment ago is not started again for each request."""
+        failed_at = slot.start_failed_at
+        if slot.state is not ModelState.FAILED or failed_at is None:
+            return
+        left = self.scheduling.start_retry_s - (now - failed_at)
+        if left > 0:
+            raise ModelUnavailableError(
+                f"model {slot.name} failed to start {now - failed_at:.0f} s ago "
+                f"({slot.failure}); the next start is tried in {left:.0f} s",
+                retry_after_s=max(1, math.ceil(left)),
+            )
 
     @staticmethod
     def _abandon(waiter: Waiter) -> None:
@@ -315,7 +330,7 @@ class SwapScheduler:
             if slot.state is ModelState.READY:
                 await self.residency.evict([slot], reason="unload requested")
             elif slot.state in (ModelState.SLEEPING, ModelState.FAILED):
-                slot.failure = None
+                slot.failure = slot.start_failed_at = None
                 await self.residency.stop(slot, "unload requested")
         return slot.state
 

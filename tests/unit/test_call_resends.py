@@ -85,6 +85,17 @@ async def test_a_full_queue_is_waited_out_as_retry_after_says(
     assert outcome.result.model == "big" and outcome.trace.resends == 4
 
 
+async def test_a_model_unavailable_for_long_goes_to_the_fallback_at_once(
+    fake_openai: FakeOpenAI, http: httpx.AsyncClient
+) -> None:
+    cooling = {"status": 503, "headers": {"Retry-After": "30"}}  # a failed start cools down
+    fake_openai.script(cooling, brief())
+    started = time.monotonic()
+    outcome = await call(fake_openai.base_url, http, policy())
+    assert time.monotonic() - started < 5 and outcome.trace.resends == 0
+    assert models_asked(fake_openai) == ["big", "small"]
+
+
 async def test_an_unreachable_endpoint_is_resent_a_bounded_number_of_times(
     http: httpx.AsyncClient,
 ) -> None:

@@ -538,3 +538,21 @@ async def test_a_client_that_leaves_gives_up_its_upstream_request_and_its_queue_
         metrics = (await live.http.get(f"{live.url}/metrics")).text
     assert 'model="long",outcome="client_disconnected"} 1' in metrics
     assert 'model="slow",outcome="client_disconnected"} 1' in metrics
+
+
+async def test_a_model_that_fails_to_start_is_not_restarted_by_every_request(
+    tmp_path: Path, tag: str
+) -> None:
+    broken = {**fake_model("broken", tag), "command": [sys.executable, "-c", "raise SystemExit(3)"]}
+    config = write_config(tmp_path, [broken], 1000 * MB, start_retry_s=1.0)
+    async with live_gateway(config, tag) as live:
+        first = await live.chat("broken")
+        assert first.status_code == 503 and "failed to start" in first.text
+        again = await live.chat("broken")  # at once: refused without a second start
+        assert again.status_code == 503 and int(again.headers["retry-after"]) == 1
+        assert "the next start is tried in" in again.json()["error"]["message"]
+        assert live.service.metrics.swaps[("broken", "load_failed")] == 1
+        await asyncio.sleep(1.1)
+        later = await live.chat("broken")  # the cool-down is over: started again
+        assert later.status_code == 503 and "failed to start" in later.text
+        assert live.service.metrics.swaps[("broken", "load_failed")] == 2
