@@ -26,7 +26,13 @@ from graphs.report import (
 from graphs.runs import RunBusyError, RunNotFoundError, RunOptions, RunRecord, RunStore, using
 from graphs.runs_db import RunsDatabaseError
 from runtime.catalog import CatalogError, ModelEntry, load_catalog
-from runtime.endpoint import ModelNotPulledError, ServerRecord, embedded_server, register
+from runtime.endpoint import (
+    EndpointUnreachableError,
+    ModelNotPulledError,
+    ServerRecord,
+    embedded_server,
+    register,
+)
 from runtime.endpoint import unregister as unregister_server
 from runtime.gateway.cli import add_gateway_parser
 from runtime.gateway.lock import DeviceBusyError
@@ -349,6 +355,7 @@ _ERRORS: list[tuple[type[BaseException], int]] = [
     (CatalogError, EXIT_USAGE),
     (ValueError, EXIT_USAGE),
     (ModelNotPulledError, EXIT_ENVIRONMENT),
+    (EndpointUnreachableError, EXIT_ENVIRONMENT),
     (VLLMNotInstalledError, EXIT_ENVIRONMENT),
     (ServerStartError, EXIT_ENVIRONMENT),
     (ProvisionError, EXIT_ENVIRONMENT),

@@ -19,7 +19,7 @@ from graphs.nodes import validate_task
 from graphs.runs import RunRecord, RunStore, thread_config
 from graphs.state import InputState, OutputState, State
 from graphs.swarm import build_graph, graph
-from runtime.endpoint import Endpoint, find_running, list_models
+from runtime.endpoint import Endpoint, check_reachable, find_running, list_models
 from runtime.gateway.embedded import embedded_gateway
 from runtime.logs import get_logger
 from runtime.settings import Settings
@@ -57,9 +57,9 @@ def swarm_endpoint(settings: Settings, models: list[str]) -> Iterator[Endpoint]:
     the embedded gateway for ``models`` (a running one is reused), stopped after the run.
     """
     if settings.base_url is not None:
-        yield Endpoint(
-            str(settings.base_url).rstrip("/"), settings.request_model_name, settings.api_key
-        )
+        base_url = str(settings.base_url).rstrip("/")
+        check_reachable(base_url, api_key=settings.api_key)
+        yield Endpoint(base_url, settings.request_model_name, settings.api_key)
         return
     served = find_running(settings, settings.model)
     if served is not None:

@@ -22,6 +22,33 @@ from runtime.vllm import VLLMServer, VLLMSpec, detect_device
 _log = get_logger("endpoint")
 
 
+class EndpointUnreachableError(RuntimeError):
+    """The configured OpenAI-compatible server does not answer, or refuses our key."""
+
+
+def check_reachable(base_url: str, *, api_key: str | None = None, timeout_s: float = 10.0) -> None:
+    """Fail fast, with what to do, when ``base_url`` does not answer or refuses the key.
+
+    Any other answer (a server without ``/models``, say) is left to the run itself.
+
+    Raises:
+        EndpointUnreachableError: no connection, no answer in time, or 401/403.
+    """
+    headers = {"Authorization": f"Bearer {api_key}"} if api_key else None
+    try:
+        reply = httpx.get(f"{base_url}/models", headers=headers, timeout=timeout_s)
+    except httpx.HTTPError as err:
+        raise EndpointUnreachableError(
+            f"the server at {base_url} does not answer ({type(err).__name__}: {err}); start "
+            "it, or point --base-url / EDGESWARM_BASE_URL at one that runs"
+        ) from None
+    if reply.status_code in (401, 403):
+        raise EndpointUnreachableError(
+            f"the server at {base_url} refused the API key ({reply.status_code}); set "
+            "EDGESWARM_API_KEY to its token"
+        )
+
+
 class ModelNotPulledError(RuntimeError):
     """The embedded model is not provisioned yet."""
 

@@ -1,10 +1,12 @@
 import json
+import time
 from pathlib import Path
 
 import pytest
 
 from graphs.cli import EXIT_ENVIRONMENT, EXIT_FAILED, EXIT_OK, EXIT_UNRESOLVED, EXIT_USAGE, main
-from tests.conftest import FakeOpenAI
+from runtime.process import free_port
+from tests.conftest import FakeOpenAI, allow_loopback_port
 from tests.unit.test_graph import BAD_CODE, GOOD_CODE, brief, round_steps, summary
 
 
@@ -131,3 +133,25 @@ def test_models_list_json(capsys: pytest.CaptureFixture[str]) -> None:
     rows = json.loads(capsys.readouterr().out)
     assert {row["name"] for row in rows} >= {"qwen2.5-coder-0.5b-instruct", "smollm2-135m-instruct"}
     assert all(row["status"] == "not pulled" for row in rows)
+
+
+def test_a_server_that_does_not_answer_is_named_at_once(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    closed = free_port()  # nothing listens there
+    allow_loopback_port(closed)
+    started = time.monotonic()
+    code = main(["run", "--base-url", f"http://127.0.0.1:{closed}/v1", "add two numbers"])
+    assert code == EXIT_ENVIRONMENT and time.monotonic() - started < 30
+    err = capsys.readouterr().err
+    assert f"the server at http://127.0.0.1:{closed}/v1 does not answer" in err
+    assert "edgeswarm resume" in err  # the run is recorded: nothing is lost
+
+
+def test_a_task_over_the_size_limit_is_a_usage_error(
+    fake_openai: FakeOpenAI, capsys: pytest.CaptureFixture[str]
+) -> None:
+    huge = "x" * 1_000_000
+    assert main(["run", "--base-url", fake_openai.base_url, huge]) == EXIT_USAGE
+    assert "the limit is" in capsys.readouterr().err
+    assert fake_openai.requests() == []  # refused before any model call
