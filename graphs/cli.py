@@ -136,6 +136,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.max_revisions is not None:
         overrides["max_revisions"] = args.max_revisions
     overrides.update(_model_overrides(args.model, runner.ROLES))
+    if settings.base_url is None:  # an unknown model is a usage error, not a run to resume
+        catalog = load_catalog()
+        for name in runner.models_needed(overrides):
+            catalog.get(name)
     options = RunOptions(
         model=settings.model,
         base_url=None if settings.base_url is None else str(settings.base_url),

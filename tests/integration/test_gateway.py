@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import signal
 import sys
 import time
 from pathlib import Path
@@ -114,3 +116,50 @@ async def test_two_real_models_swap_under_a_budget_for_one(
     assert all(count >= 1 for count in loads.values()), loads  # swapped between them
     seconds = time.monotonic() - started
     sys.stderr.write(f"two real models: loads {loads}, {seconds:.0f} s\n")
+
+
+async def in_flight(http: httpx.AsyncClient, root: str, model: str) -> dict[str, Any]:
+    """The model's row of /running."""
+    models = (await http.get(f"{root}/running")).json()["models"]
+    row: dict[str, Any] = next(m for m in models if m["name"] == model)
+    return row
+
+
+async def test_a_real_server_killed_mid_request_fails_it_clearly_and_restarts(
+    models_dir: Path, tmp_path: Path
+) -> None:
+    settings = load_settings(
+        models_dir=models_dir,
+        state_dir=tmp_path,
+        cpu_kvcache_gib=1,
+        max_model_len=2048,
+        request_timeout_s=400,
+    )
+    model = MODELS[0]
+    body = {
+        "model": model,
+        "messages": [{"role": "user", "content": "Count to one thousand."}],
+        "max_tokens": 1000,
+        "ignore_eos": True,
+    }
+    with embedded_gateway(settings, [model], budget_bytes=BUDGET) as url:
+        root = url.removesuffix("/v1")
+        async with httpx.AsyncClient(timeout=400, trust_env=False) as http:
+            assert (await http.post(f"{root}/models/{model}/load")).status_code == 200
+            pid = (await in_flight(http, root, model))["pid"]
+            cut_short = asyncio.create_task(http.post(f"{url}/chat/completions", json=body))
+            deadline = time.monotonic() + 60
+            while (await in_flight(http, root, model))["in_flight"] != 1:
+                assert time.monotonic() < deadline, "the request never reached the server"
+                await asyncio.sleep(0.2)
+            await asyncio.sleep(1.0)  # generating now
+            os.killpg(pid, signal.SIGKILL)
+            cut = await cut_short
+            assert cut.status_code in (502, 503), cut.text
+            assert "died" in cut.json()["error"]["message"], cut.text
+            verdict = await ask(http, url, model, QUESTIONS[0])  # restarts the server
+            row = await in_flight(http, root, model)
+            metrics = (await http.get(f"{root}/metrics")).text
+    assert isinstance(verdict, Verdict)
+    assert row["state"] == "ready" and row["pid"] != pid
+    assert f'edgeswarm_gateway_swaps_total{{model="{model}",kind="load"}} 2' in metrics

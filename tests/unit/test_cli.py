@@ -155,3 +155,12 @@ def test_a_task_over_the_size_limit_is_a_usage_error(
     assert main(["run", "--base-url", fake_openai.base_url, huge]) == EXIT_USAGE
     assert "the limit is" in capsys.readouterr().err
     assert fake_openai.requests() == []  # refused before any model call
+
+
+def test_an_unknown_model_is_refused_before_a_run_is_recorded(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["run", "--model", "nope", "add two numbers"]) == EXIT_USAGE
+    assert "unknown model 'nope'" in capsys.readouterr().err
+    assert main(["runs"]) == EXIT_OK
+    assert "no runs yet" in capsys.readouterr().out
