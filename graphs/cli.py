@@ -136,10 +136,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.max_revisions is not None:
         overrides["max_revisions"] = args.max_revisions
     overrides.update(_model_overrides(args.model, runner.ROLES))
-    if settings.base_url is None:  # an unknown model is a usage error, not a run to resume
+    # An unknown model is a usage error, not a run to resume.
+    if settings.base_url is None:
         catalog = load_catalog()
         for name in runner.models_needed(overrides):
             catalog.get(name)
+    elif args.model is not None:
+        runner.check_served(str(settings.base_url), settings.request_model_name, settings.api_key)
     options = RunOptions(
         model=settings.model,
         base_url=None if settings.base_url is None else str(settings.base_url),

@@ -6,8 +6,9 @@ Everything a run depends on is here, explicit, so that a run can be replayed exa
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, get_args
 
 from agents.prompts import PromptLayout
 
@@ -92,6 +93,12 @@ class Context:
     summarizer_temperature: float = field(default=0.0, metadata=_doc("Summarizer sampling."))
     seed: int = field(default=0, metadata=_doc("Sampling seed, for replayable runs."))
 
+    def __post_init__(self) -> None:
+        """Refuse settings no run can use, naming the field (Studio and the API pass dicts)."""
+        problems = [f"{name} {why}" for name, why in _problems(self)]
+        if problems:
+            raise ValueError("invalid run context: " + "; ".join(problems))
+
     def model_for(self, role: Role) -> str:
         """The model a role requests."""
         return {
@@ -118,3 +125,58 @@ class Context:
             "auditor": self.audit_tokens,
             "summarizer": self.summary_tokens,
         }[role]
+
+
+_MODEL_FIELDS = ("researcher_model", "coder_model", "auditor_model", "summarizer_model")
+_TOKEN_FIELDS = ("research_tokens", "coder_tokens", "audit_tokens", "summary_tokens")
+_POSITIVE = ("node_timeout_s", "sandbox_timeout_s", "handover_chars")
+_NON_NEGATIVE = ("max_revisions", "resends", "resend_backoff_s")
+_WHOLE = ("max_revisions", "resends")
+_TEMPERATURES = tuple(f"{role}_temperature" for role in get_args(Role))
+
+
+def _number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _bad_model(value: object) -> str | None:
+    if not isinstance(value, str) or not value.strip():
+        return "must be a model name"
+    if any(ord(char) < 32 for char in value):
+        return f"must be a model name, not {value!r}"
+    return None
+
+
+def _problems(ctx: Context) -> Iterator[tuple[str, str]]:
+    """(field, what is wrong) for each unusable value of ``ctx``."""
+    for name in _MODEL_FIELDS:
+        why = _bad_model(getattr(ctx, name))
+        if why:
+            yield name, why
+    if ctx.fallback_model is not None and (why := _bad_model(ctx.fallback_model)):
+        yield "fallback_model", why + " or null"
+    yield from _number_problems(ctx)
+    if ctx.prompt_layout not in get_args(PromptLayout):
+        choices = ", ".join(get_args(PromptLayout))
+        yield "prompt_layout", f"must be one of {choices}, not {ctx.prompt_layout!r}"
+    if not isinstance(ctx.base_url, str) or not ctx.base_url.startswith(("http://", "https://")):
+        yield "base_url", f"must be an http(s) URL, not {ctx.base_url!r}"
+
+
+def _number_problems(ctx: Context) -> Iterator[tuple[str, str]]:
+    values = {name: getattr(ctx, name) for name in (*_POSITIVE, *_NON_NEGATIVE, *_TEMPERATURES)}
+    for name in _POSITIVE:
+        if not _number(values[name]) or values[name] <= 0:
+            yield name, f"must be a positive number, not {values[name]!r}"
+    for name in _NON_NEGATIVE:
+        kind = "a whole number" if name in _WHOLE else "a number"
+        whole = name not in _WHOLE or isinstance(values[name], int)
+        if not _number(values[name]) or values[name] < 0 or not whole:
+            yield name, f"must be {kind}, zero or more, not {values[name]!r}"
+    for name in _TEMPERATURES:
+        if not _number(values[name]) or not 0 <= values[name] <= 2:
+            yield name, f"must be between 0 and 2, not {values[name]!r}"
+    for name in _TOKEN_FIELDS:
+        tokens = getattr(ctx, name)
+        if tokens is not None and (not isinstance(tokens, int) or tokens < 1):
+            yield name, f"must be a positive whole number of tokens or null, not {tokens!r}"

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
+import sqlite3
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import fields, replace
 from pathlib import Path
@@ -23,6 +25,7 @@ from runtime.endpoint import Endpoint, check_reachable, find_running, list_model
 from runtime.gateway.embedded import embedded_gateway
 from runtime.logs import get_logger
 from runtime.settings import Settings
+from tools.sql import SqlError, list_schema
 
 ProgressFn = Callable[[str, Mapping[str, Any]], Awaitable[None] | None]
 """Called with each node's update as it lands; may be a coroutine function."""
@@ -70,6 +73,19 @@ def swarm_endpoint(settings: Settings, models: list[str]) -> Iterator[Endpoint]:
         yield Endpoint(base_url, models[0], settings.api_key, owned=True)
 
 
+def check_served(base_url: str, model: str, api_key: str | None = None) -> None:
+    """Refuse a model the endpoint at ``base_url`` does not list (one that lists none passes).
+
+    Raises:
+        InputError: the endpoint lists its models and ``model`` is not one of them.
+    """
+    served = list_models(base_url.rstrip("/"), api_key=api_key)
+    if served and model not in served:
+        raise InputError(
+            f"unknown model {model!r}: {base_url} serves {', '.join(map(repr, served))}"
+        )
+
+
 def context_for(endpoint: Endpoint, served: list[str], **overrides: Any) -> Context:
     """The run's context: defaults, the caller's overrides, roles mapped to served models.
 
@@ -99,11 +115,32 @@ def check_inputs(task: str, workspace: str | None, database: str | None) -> Inpu
         text = validate_task(task)
     except ValueError as err:
         raise InputError(str(err)) from None
-    if workspace is not None and not Path(workspace).is_dir():
-        raise InputError(f"workspace {workspace} is not a readable directory")
-    if database is not None and not Path(database).is_file():
-        raise InputError(f"database {database} does not exist")
+    if workspace is not None:
+        _check_workspace(Path(workspace))
+    if database is not None:
+        _check_database(Path(database))
     return InputState(task=text, workspace=workspace, database=database)
+
+
+def _check_workspace(path: Path) -> None:
+    """A directory the run can list; the researcher's tools skip unreadable files inside it."""
+    if not path.is_dir():
+        raise InputError(f"workspace {path} is not a readable directory")
+    try:
+        with os.scandir(path) as entries:
+            next(entries, None)
+    except OSError as err:
+        raise InputError(f"workspace {path} is not a readable directory ({err.strerror})") from None
+
+
+def _check_database(path: Path) -> None:
+    """A SQLite file the run can open read-only (checked before the run starts)."""
+    if not path.is_file():
+        raise InputError(f"database {path} does not exist")
+    try:
+        list_schema(path)
+    except (SqlError, sqlite3.Error) as err:
+        raise InputError(f"database {path} cannot be read as SQLite ({err})") from None
 
 
 async def run_swarm(

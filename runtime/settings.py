@@ -17,6 +17,7 @@ from typing import Any
 from urllib.parse import unquote
 
 import platformdirs
+from dotenv import dotenv_values
 from pydantic import Field, HttpUrl, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
@@ -231,17 +232,28 @@ def load_settings(env_file: str | os.PathLike[str] | None = None, **explicit: An
             return Settings(_env_file=file, **given)  # type: ignore[call-arg]
         return Settings(**given)
     except ValidationError as err:
-        raise SettingsError(_describe(err, file)) from None
+        raise SettingsError(_describe(err, file, given)) from None
 
 
-def _describe(err: ValidationError, file: str | os.PathLike[str] | None) -> str:
-    source = f"{file} or " if file else f"{DEFAULT_ENV_FILE} or "
+def _describe(
+    err: ValidationError, file: str | os.PathLike[str] | None, given: dict[str, Any]
+) -> str:
+    path = Path(file if file is not None else DEFAULT_ENV_FILE)
+    in_file = {key.upper() for key in dotenv_values(path)} if path.is_file() else set()
     lines = []
     for problem in err.errors():
         key = ".".join(str(part) for part in problem["loc"]) or "(settings)"
         if key.upper().startswith(ENV_PREFIX):  # an unknown variable in the env file
-            lines.append(f"{key.upper()} in {file or DEFAULT_ENV_FILE}: not a setting")
+            lines.append(f"{key.upper()} in {path}: not a setting")
             continue
         env_name = f"{ENV_PREFIX}{key.upper()}"
-        lines.append(f"{key} ({env_name}, {source}the command line): {problem['msg']}")
+        if key in given:
+            source = "given on the command line"
+        elif env_name in os.environ:
+            source = f"from the environment variable {env_name}"
+        elif env_name in in_file:
+            source = f"from {env_name} in {path}"
+        else:
+            source = f"set by {env_name}, {path} or the command line"
+        lines.append(f"{key} ({source}): {problem['msg']}")
     return "invalid settings: " + "; ".join(lines)

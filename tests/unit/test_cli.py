@@ -1,4 +1,7 @@
 import json
+import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -6,7 +9,7 @@ import pytest
 
 from graphs.cli import EXIT_ENVIRONMENT, EXIT_FAILED, EXIT_OK, EXIT_UNRESOLVED, EXIT_USAGE, main
 from runtime.process import free_port
-from tests.conftest import FakeOpenAI, allow_loopback_port
+from tests.conftest import ROOT, FakeOpenAI, allow_loopback_port
 from tests.unit.test_graph import BAD_CODE, GOOD_CODE, brief, round_steps, summary
 
 
@@ -93,6 +96,45 @@ def test_bad_workspace_or_database(
     assert message in capsys.readouterr().err
 
 
+# Root reads every directory whatever its mode: as root, the CLI runs without the two
+# capabilities that allow that, as an ordinary user would meet such a directory.
+WITHOUT_DAC = ["setpriv", "--bounding-set", "-dac_override,-dac_read_search"]
+
+
+def test_unreadable_workspace_is_a_usage_error(tmp_path: Path) -> None:
+    """A directory the user cannot list is refused before the run starts (exit 2)."""
+    workspace = tmp_path / "secret"
+    workspace.mkdir()
+    workspace.chmod(0)
+    args = ["run", "--workspace", str(workspace), "--base-url", "http://127.0.0.1:9/v1", "t"]
+    command = [sys.executable, "-m", "graphs.cli", *args]
+    if os.geteuid() == 0:
+        command = [*WITHOUT_DAC, *command]
+    env = {**os.environ, "EDGESWARM_STATE_DIR": str(tmp_path / "state")}
+    try:
+        done = subprocess.run(
+            command, env=env, cwd=ROOT, capture_output=True, text=True, timeout=60, check=False
+        )
+    finally:
+        workspace.chmod(0o755)
+    assert done.returncode == EXIT_USAGE, done.stderr
+    assert f"workspace {workspace} is not a readable directory (Permission denied)" in done.stderr
+    assert not (tmp_path / "state" / "runs.sqlite").exists()  # refused before a run was recorded
+
+
+def test_a_database_that_is_not_sqlite_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    notes = tmp_path / "notes.db"
+    notes.write_text("not a database\n" * 100)
+    args = ["run", "--database", str(notes), "--base-url", "http://127.0.0.1:9/v1", "t"]
+    assert main(args) == EXIT_USAGE
+    err = capsys.readouterr().err
+    assert f"database {notes} cannot be read as SQLite" in err and "not a database" in err
+    assert notes.read_text() == "not a database\n" * 100  # untouched
+    assert not (tmp_path / "state" / "runs.sqlite").exists()  # no run was recorded
+
+
 def test_empty_task_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["run", "--base-url", "http://127.0.0.1:9/v1", "  "]) == EXIT_USAGE
     assert "the task is empty" in capsys.readouterr().err
@@ -133,6 +175,18 @@ def test_models_list_json(capsys: pytest.CaptureFixture[str]) -> None:
     rows = json.loads(capsys.readouterr().out)
     assert {row["name"] for row in rows} >= {"qwen2.5-coder-0.5b-instruct", "smollm2-135m-instruct"}
     assert all(row["status"] == "not pulled" for row in rows)
+
+
+def test_a_model_the_server_does_not_serve_is_refused_before_a_run_is_recorded(
+    fake_openai: FakeOpenAI, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(["run", "--base-url", fake_openai.base_url, "--model", "../gpt", "add"])
+    assert code == EXIT_USAGE
+    err = capsys.readouterr().err
+    assert f"unknown model '../gpt': {fake_openai.base_url} serves 'fake-model'" in err
+    assert [body for body in fake_openai.requests() if "messages" in body] == []
+    assert main(["runs"]) == EXIT_OK
+    assert "no runs yet" in capsys.readouterr().out
 
 
 def test_a_server_that_does_not_answer_is_named_at_once(

@@ -240,3 +240,32 @@ def test_graph_shape() -> None:
 async def test_bad_tasks(fake_openai: FakeOpenAI, task: str) -> None:
     out = await graph.ainvoke(InputState(task=task), context=ctx(fake_openai), version="v2")
     assert out.value.status == "failed"
+
+
+@pytest.mark.parametrize(
+    ("context", "message"),
+    [
+        ({"reviewer_model": "big"}, "unexpected keyword argument 'reviewer_model'"),
+        ({"coder_model": ""}, "coder_model must be a model name"),
+        ({"fallback_model": "a\nb"}, "fallback_model must be a model name, not 'a\\nb' or null"),
+        ({"max_revisions": -1}, "max_revisions must be a whole number, zero or more, not -1"),
+        ({"resend_backoff_s": "1"}, "resend_backoff_s must be a number, zero or more, not '1'"),
+        ({"node_timeout_s": 0}, "node_timeout_s must be a positive number, not 0"),
+        ({"coder_tokens": 0}, "coder_tokens must be a positive whole number of tokens or null"),
+        ({"auditor_temperature": 3}, "auditor_temperature must be between 0 and 2, not 3"),
+        ({"prompt_layout": "x"}, "prompt_layout must be one of stable_first, variable_first"),
+        ({"base_url": "localhost:8000"}, "base_url must be an http(s) URL"),
+    ],
+)
+async def test_an_unusable_context_is_refused_naming_the_field(
+    fake_openai: FakeOpenAI, context: dict[str, Any], message: str
+) -> None:
+    """What Studio and the API pass as the run's context is checked before any node runs."""
+    with pytest.raises((TypeError, ValueError)) as raised:
+        await graph.ainvoke(
+            InputState(task="add two numbers"),
+            context={"base_url": fake_openai.base_url, **context},
+            version="v2",
+        )
+    assert message in str(raised.value)
+    assert fake_openai.requests() == []

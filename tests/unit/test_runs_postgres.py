@@ -68,7 +68,9 @@ def test_malformed_url_is_a_settings_error_without_the_password(
     monkeypatch.setenv("EDGESWARM_RUNS_DB", value)
     with pytest.raises(SettingsError) as raised:
         load_settings()
-    assert "runs_db (EDGESWARM_RUNS_DB" in str(raised.value) and problem in str(raised.value)
+    assert "runs_db (from the environment variable EDGESWARM_RUNS_DB)" in str(
+        raised.value
+    ) and problem in str(raised.value)
     assert PASSWORD not in str(raised.value)
     assert main(["runs"]) == EXIT_USAGE
     err = capsys.readouterr().err

@@ -1,4 +1,5 @@
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -45,6 +46,28 @@ def test_invalid_value_names_key_and_env_var(
     monkeypatch.setenv("EDGESWARM_MAX_MODEL_LEN", "lots")
     with pytest.raises(SettingsError, match="max_model_len.*EDGESWARM_MAX_MODEL_LEN"):
         load_settings()
+
+
+@pytest.mark.parametrize("where", ["file", "env", "explicit"])
+def test_an_invalid_value_says_where_it_came_from(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, where: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    settings_file = tmp_path / "my.env"
+    settings_file.write_text("EDGESWARM_LOG_LEVEL=info\n")
+    explicit: dict[str, Any] = {}
+    if where == "file":
+        settings_file.write_text("EDGESWARM_LOG_LEVEL=info\nedgeswarm_max_model_len=lots\n")
+        expected = f"max_model_len (from EDGESWARM_MAX_MODEL_LEN in {settings_file})"
+    elif where == "env":
+        monkeypatch.setenv("EDGESWARM_MAX_MODEL_LEN", "lots")
+        expected = "max_model_len (from the environment variable EDGESWARM_MAX_MODEL_LEN)"
+    else:
+        explicit["max_model_len"] = "lots"
+        expected = "max_model_len (given on the command line)"
+    with pytest.raises(SettingsError) as raised:
+        load_settings(env_file=settings_file, **explicit)
+    assert expected in str(raised.value) and "valid integer" in str(raised.value)
 
 
 def test_unknown_key_in_file_is_an_error(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -299,6 +299,9 @@ async def test_routing_errors_are_clear(tmp_path: Path, tag: str) -> None:
         assert unknown.status_code == 404 and "known: a" in unknown.json()["error"]["message"]
         bad = await live.http.post(f"{live.url}/v1/chat/completions", content=b"{not json")
         assert bad.status_code == 400
+        assert bad.json()["error"]["message"] == "the request body is not JSON", bad.text
+        listed = await live.http.post(f"{live.url}/v1/completions", json=["model", "a"])
+        assert listed.status_code == 400 and "JSON object" in listed.json()["error"]["message"]
         nameless = await live.http.post(f"{live.url}/v1/chat/completions", json={"x": 1})
         assert nameless.status_code == 400 and "model" in nameless.json()["error"]["message"]
         assert (await live.http.post(f"{live.url}/models/nope/load")).status_code == 404
