@@ -89,27 +89,6 @@ def assert_honest_result(output: dict[str, object], returncode: int, err: str) -
     assert all(m["completion_tokens"] > 0 and m["seconds"] > 0 for m in metrics)
 
 
-def test_run_json_end_to_end_and_stops_its_server(tmp_path: Path) -> None:
-    proc = subprocess.Popen(
-        edgeswarm("run", "--json", "--max-revisions", "1", TASK),
-        env=cli_env(tmp_path),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    seen: set[int] = set()
-    while proc.poll() is None:
-        seen |= descendants(proc.pid)
-        time.sleep(0.5)
-    out, err = proc.communicate()
-    output = json.loads(out)
-    assert_honest_result(output, proc.returncode, err)
-    assert "[researcher]" in err  # live progress, node by node
-    assert seen, "the run should have started a vLLM server"
-    assert wait_gone(seen) == set(), "vLLM processes outlived the run"
-    assert output["run_id"] in err  # every log event of the run carries its id
-
-
 def test_ctrl_c_leaves_no_vllm_process(tmp_path: Path) -> None:
     proc = subprocess.Popen(
         edgeswarm("run", TASK),
@@ -133,6 +112,70 @@ def test_ctrl_c_leaves_no_vllm_process(tmp_path: Path) -> None:
     assert proc.returncode == 130, err[-2000:]
     assert "interrupted" in err
     assert wait_gone(seen) == set(), "vLLM processes outlived Ctrl-C"
+
+
+def progress_line(err: str, node: str) -> str | None:
+    """The live progress line of ``node`` in a run's stderr, if it finished."""
+    return next((line for line in err.splitlines() if line.startswith(f"[{node}] ")), None)
+
+
+def test_a_run_killed_with_sigkill_leaves_nothing_running_and_resumes(tmp_path: Path) -> None:
+    """SIGKILL (the OOM killer, a crash) of a real run after the researcher finished: the
+    gateway and vLLM servers it started follow it; `resume` continues from the checkpoint
+    with real models, and the researcher does not run again."""
+    env = cli_env(tmp_path)
+    first = tmp_path / "first.err"
+    with first.open("w") as err_file:
+        proc = subprocess.Popen(
+            edgeswarm("run", "--max-revisions", "0", TASK),
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=err_file,
+            text=True,
+        )
+        seen: set[int] = set()
+        deadline = time.monotonic() + 600
+        while progress_line(first.read_text(), "researcher") is None:
+            assert proc.poll() is None, first.read_text()[-3000:]
+            assert time.monotonic() < deadline, "the researcher did not finish"
+            seen |= descendants(proc.pid)
+            time.sleep(0.2)
+        seen |= descendants(proc.pid)
+        proc.kill()  # the CLI alone, as the kernel would: its children are not signalled
+        proc.wait(timeout=30)
+    killed = first.read_text()
+    assert len(seen) >= 3, "the run should have started a gateway and a vLLM server"
+    assert wait_gone(seen, 90) == set(), "the gateway or vLLM outlived the killed run"
+    thread = re.search(r"thread ([0-9a-f-]{36})", killed)
+    assert thread is not None, killed[-2000:]
+    listed = subprocess.run(
+        edgeswarm("runs", "--json"), env=env, capture_output=True, text=True, check=True
+    )
+    [row] = json.loads(listed.stdout)
+    assert row["thread_id"] == thread[1] and row["status"] == "interrupted", row
+    last = str(row["last_node"])
+
+    resume = subprocess.Popen(
+        edgeswarm("resume", thread[1], "--json"),
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    started: set[int] = set()
+    while resume.poll() is None:
+        started |= descendants(resume.pid)
+        time.sleep(0.5)
+    out, err = resume.communicate()
+    output = json.loads(out)
+    assert_honest_result(output, resume.returncode, err)
+    assert started and wait_gone(started) == set(), "vLLM processes outlived the resumed run"
+    assert output["run_id"] in err  # every log event of the run carries its id
+    assert f"resuming thread {thread[1]} after {last}" in err
+    assert progress_line(err, "researcher") is None  # not run again
+    [researcher] = [m for m in output["metrics"] if m["node"] == "researcher"]
+    line = progress_line(killed, "researcher")
+    assert line is not None and f"{researcher['seconds']:.1f} s" in line  # the killed run's
 
 
 def test_run_reuses_a_served_model(tmp_path: Path) -> None:
