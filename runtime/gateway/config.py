@@ -200,6 +200,11 @@ class _ManagedModel(_ModelBase):
         default=None,
         description="Host RAM held while asleep at level 1 (default: the footprint).",
     )
+    sleep_device_footprint: Size = Field(
+        default=0,
+        description="Device memory a sleeping server keeps (CUDA context, graph pools): on "
+        "CUDA measured with NVML after each sleep; this figure counts when NVML cannot tell.",
+    )
     env: dict[str, str] = Field(default_factory=dict, description="Extra environment.")
     start_timeout_s: float = Field(default=300.0, gt=0, description="Deadline to be healthy.")
     load_estimate_s: float = Field(
@@ -349,6 +354,11 @@ def check_fits(config: GatewayConfig, budget: int, *, origin: str, source: str) 
         if entry.footprint == 0:
             raise ConfigError(
                 f"{origin}: models[{index}] ({entry.name}).footprint: must be more than 0 bytes"
+            )
+        if entry.sleep_device_footprint > entry.footprint:
+            raise ConfigError(
+                f"{origin}: models[{index}] ({entry.name}).sleep_device_footprint: "
+                f"{format_bytes(entry.sleep_device_footprint)} is more than its footprint"
             )
 
 

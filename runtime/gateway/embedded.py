@@ -53,11 +53,34 @@ def estimate_footprint(weights_bytes: int, device: Device, cpu_kvcache_gib: int)
     return CPU_SERVER_OVERHEAD + int(weights_bytes * 1.5) + cpu_kvcache_gib * GiB
 
 
+_BYTES_PER_PARAMETER = {"bfloat16": 2, "bf16": 2, "float16": 2, "half": 2, "fp16": 2}
+_BYTES_PER_PARAMETER.update({"float32": 4, "float": 4, "fp32": 4})
+
+
+def served_weights(weights_bytes: int, stored_dtype: str, extra_args: Sequence[str]) -> int:
+    """Bytes of weights the server holds, given its extra arguments.
+
+    ``--dtype`` may cast the stored weights: float32 doubles a bfloat16 checkpoint (the faster
+    choice for batched work on CPUs without AVX-512 BF16).
+    """
+    wanted = None
+    for index, arg in enumerate(extra_args):
+        if arg == "--dtype" and index + 1 < len(extra_args):
+            wanted = extra_args[index + 1]
+        elif arg.startswith("--dtype="):
+            wanted = arg.split("=", 1)[1]
+    stored = _BYTES_PER_PARAMETER.get(stored_dtype)
+    served = _BYTES_PER_PARAMETER.get(wanted or "")
+    if stored is None or served is None:
+        return weights_bytes  # "auto", or a dtype we do not know: as stored
+    return weights_bytes * served // stored
+
+
 def _model_entry(
     name: str, weights: int, settings: Settings, device: Device, gpu_total: int | None
 ) -> dict[str, Any]:
-    footprint = estimate_footprint(weights, device, settings.cpu_kvcache_gib)
     extra = list(settings.vllm_extra_args)
+    footprint = estimate_footprint(weights, device, settings.cpu_kvcache_gib)
     entry: dict[str, Any] = {
         "name": name,
         "backend": "vllm",
@@ -72,7 +95,12 @@ def _model_entry(
         # swap warm through sleep mode (level 1 keeps the weights in host RAM).
         if gpu_total:
             extra += ["--gpu-memory-utilization", f"{footprint / gpu_total:.3f}"]
-        entry.update(swap="sleep", sleep_level=1, sleep_footprint=weights)
+        entry.update(
+            swap="sleep",
+            sleep_level=1,
+            sleep_footprint=weights,
+            sleep_device_footprint=min(CUDA_RUNTIME_OVERHEAD, footprint),
+        )
     entry["extra_args"] = extra
     return entry
 
@@ -101,7 +129,8 @@ def embedded_config(
                 f"model {name} is not pulled into {settings.models_dir}; "
                 f"run `edgeswarm models pull {name}`"
             )
-        entries.append(_model_entry(name, local.size_bytes, settings, device, gpu_total))
+        weights = served_weights(local.size_bytes, local.entry.dtype, settings.vllm_extra_args)
+        entries.append(_model_entry(name, weights, settings, device, gpu_total))
     budget: dict[str, Any]
     if budget_bytes is not None:
         budget = {"bytes": budget_bytes}

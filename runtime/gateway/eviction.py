@@ -36,6 +36,13 @@ class ResidentModel:
     queued: int = 0
     loaded_at: float = 0.0
     """Monotonic time the model became resident (used only by the FIFO baseline)."""
+    keeps: int = 0
+    """Bytes it still holds once evicted: a sleep-mode server's remains on the device."""
+
+    @property
+    def frees(self) -> int:
+        """Bytes its eviction frees."""
+        return self.footprint - self.keeps
 
 
 def eviction_cost(model: ResidentModel, now: float) -> float:
@@ -78,7 +85,7 @@ def _cheapest_cover(
     best: tuple[ResidentModel, ...] | None = None
     for size in range(1, len(models) + 1):
         for combo in itertools.combinations(models, size):
-            if sum(model.footprint for model in combo) < need:
+            if sum(model.frees for model in combo) < need:
                 continue
             if best is None or _rank(combo, now) < _rank(best, now):
                 best = combo
@@ -86,21 +93,22 @@ def _cheapest_cover(
 
 
 def _greedy_cover(models: Sequence[ResidentModel], need: int, now: float) -> tuple[str, ...] | None:
-    ordered = sorted(models, key=lambda m: (eviction_cost(m, now) / max(1, m.footprint), m.name))
+    useful = [model for model in models if model.frees > 0]
+    ordered = sorted(useful, key=lambda m: (eviction_cost(m, now) / m.frees, m.name))
     chosen: list[ResidentModel] = []
     freed = 0
     for model in ordered:
         if freed >= need:
             break
         chosen.append(model)
-        freed += model.footprint
+        freed += model.frees
     if freed < need:
         return None
     # Drop victims that turned out unnecessary, most expensive first.
     for model in sorted(chosen, key=lambda m: -eviction_cost(m, now)):
-        if freed - model.footprint >= need:
+        if freed - model.frees >= need:
             chosen.remove(model)
-            freed -= model.footprint
+            freed -= model.frees
     return _names(chosen, now)
 
 
@@ -126,5 +134,5 @@ def evict_fifo(
         if used <= budget:
             break
         victims.append(model.name)
-        used -= model.footprint
-    return tuple(victims)
+        used -= model.frees
+    return tuple(victims) if used <= budget else None

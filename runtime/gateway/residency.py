@@ -55,7 +55,13 @@ class Residency:
         self._on_ready = on_ready
 
     async def evict(self, victims: list[ModelSlot], *, reason: str) -> None:
-        """Stop admitting to ``victims``, drain them together, then sleep or stop each."""
+        """Stop admitting to ``victims``, drain them together, then sleep or stop each.
+
+        A sleeping victim (it keeps some device memory) is stopped: nothing to drain.
+        """
+        for asleep in [v for v in victims if v.state is ModelState.SLEEPING]:
+            await self.stop(asleep, reason)
+        victims = [v for v in victims if v.state is not ModelState.STOPPED]
         for victim in victims:
             victim.state = ModelState.STOPPING
             _log.info(
@@ -110,18 +116,37 @@ class Residency:
             _log.warning("sleep_failed", model=slot.name, error=str(err))
             return False
         seconds = time.monotonic() - started
+        kept = await self._sleeping_remains(slot, backend)
         freed = self.ledger.release(slot.name)
+        if kept:
+            self.ledger.reserve(slot.name, kept)  # fits: it held more a moment ago
+        slot.sleep_bytes = slot.sleep_bytes_seen = kept
         slot.state = ModelState.SLEEPING
         self.metrics.swap(slot.name, "sleep", seconds)
         _log.info(
             "sleep",
             model=slot.name,
-            bytes=freed,
+            bytes=freed - kept,
+            kept_bytes=kept,
             host_bytes=host_need,
             level=slot.sleep_level,
             seconds=round(seconds, 3),
         )
         return True
+
+    async def _sleeping_remains(self, slot: ModelSlot, backend: ProcessBackend) -> int:
+        """Device bytes a slept server still holds: measured on CUDA, else as declared.
+
+        vLLM's sleep frees weights and KV cache but keeps its CUDA context, graph pools and
+        some buffers; uncounted, several sleeping servers would overrun the budget on wake.
+        """
+        measured = None
+        if self.device is Device.CUDA:
+            measured = await asyncio.to_thread(
+                measure_footprint, backend.pid, self.device, self.gpu_index
+            )
+        kept = slot.sleep_device_footprint if measured is None else measured
+        return min(kept, self.ledger.device.get(slot.name, slot.footprint))
 
     async def _make_host_room(self, slot: ModelSlot, need: int) -> bool:
         """Stop sleeping models (cost-aware) until ``need`` host bytes are free."""
@@ -150,6 +175,7 @@ class Residency:
             if isinstance(backend, ProcessBackend):
                 await backend.stop()
             freed = self.ledger.release(slot.name) + self.ledger.release(slot.name, host=True)
+            slot.sleep_bytes = 0
             seconds = time.monotonic() - started
             self.metrics.swap(slot.name, "stop", seconds)
             _log.info(
@@ -188,6 +214,8 @@ class Residency:
         backend = slot.backend
         if not isinstance(backend, ProcessBackend) or not backend.alive():
             return False
+        self.ledger.release(slot.name)  # what it kept asleep: part of the footprint again
+        slot.sleep_bytes = 0
         self._reserve(slot)
         slot.state = ModelState.STARTING
         started = time.monotonic()
@@ -211,6 +239,7 @@ class Residency:
         await backend.stop()  # leftovers of a failed or sleeping server
         self.ledger.release(slot.name)
         self.ledger.release(slot.name, host=True)
+        slot.sleep_bytes = 0
         self._reserve(slot)
         slot.state = ModelState.STARTING
         _log.info("load_start", model=slot.name, bytes=slot.footprint)

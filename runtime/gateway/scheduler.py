@@ -57,17 +57,32 @@ class ModelView:
     last_used: float = 0.0
     loaded_at: float = 0.0
     reload_s: float = 30.0
+    sleep_bytes: int = 0
+    """Device bytes the model keeps while it sleeps (CUDA context, graph pools)."""
+    keeps_asleep: int = 0
+    """Device bytes it would keep if it were slept now (0 unless it swaps by sleeping)."""
 
-    def as_resident(self) -> ResidentModel:
-        """This model as eviction sees it."""
+    @property
+    def held_bytes(self) -> int:
+        """Device bytes the model holds now: its footprint when ready, its remains asleep."""
+        if self.state is ModelState.READY:
+            return self.footprint
+        return self.sleep_bytes if self.state is ModelState.SLEEPING else 0
+
+    def as_resident(self, *, loaded: bool = False) -> ResidentModel:
+        """This model as eviction sees it: holding what it holds now, or (``loaded``) loaded.
+
+        Evicting a sleeping model stops it, freeing what it kept on the device.
+        """
         return ResidentModel(
             self.name,
-            self.footprint,
+            self.footprint if loaded else self.held_bytes,
             last_used=self.last_used,
             reload_s=self.reload_s,
             in_flight=self.in_flight,
             queued=self.queued,
             loaded_at=self.loaded_at,
+            keeps=self.keeps_asleep if self.state is ModelState.READY else 0,
         )
 
 
@@ -85,8 +100,8 @@ class DeviceView:
     """A model used this recently counts as busy (a lease is followed by its request)."""
 
     def resident(self) -> list[ModelView]:
-        """Models holding budget bytes and ready to serve."""
-        return [m for m in self.models if m.state is ModelState.READY]
+        """Models holding budget bytes: the ready ones, and sleeping ones that keep some."""
+        return [m for m in self.models if m.held_bytes > 0]
 
     def get(self, name: str) -> ModelView:
         """The model called ``name``."""
@@ -200,7 +215,7 @@ class GroupedPolicy:
     def victims(self, target: ModelView, view: DeviceView, now: float) -> tuple[str, ...] | None:
         """Cost-aware eviction (:func:`evict_for`)."""
         resident = [m.as_resident() for m in view.resident()]
-        return evict_for(target.as_resident(), resident, view.budget, now)
+        return evict_for(target.as_resident(loaded=True), resident, view.budget, now)
 
     def plan(self, view: DeviceView, now: float) -> Plan:
         """Admit every ready queue; load the next model once its victims may go."""
@@ -237,7 +252,7 @@ class FifoMutexPolicy:
     def victims(self, target: ModelView, view: DeviceView, now: float) -> tuple[str, ...] | None:
         """Unload in load order."""
         resident = [m.as_resident() for m in view.resident()]
-        return evict_fifo(target.as_resident(), resident, view.budget, now)
+        return evict_fifo(target.as_resident(loaded=True), resident, view.budget, now)
 
     def plan(self, view: DeviceView, now: float) -> Plan:
         """Admit the oldest request once nothing runs, loading its model first if needed."""

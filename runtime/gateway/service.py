@@ -113,6 +113,7 @@ def _slot(entry: ModelConfig, backend: Backend, config: GatewayConfig) -> ModelS
         swap=entry.swap,
         sleep_level=entry.sleep_level,
         sleep_footprint=entry.sleep_footprint or entry.footprint,
+        sleep_device_footprint=entry.sleep_device_footprint,
         request_timeout_s=timeout,
     )
 

@@ -72,6 +72,12 @@ class ModelSlot:
     swap: str = "stop"
     sleep_level: int = 1
     sleep_footprint: int = 0
+    sleep_device_footprint: int = 0
+    """Declared device bytes a sleeping server keeps (used when they cannot be measured)."""
+    sleep_bytes: int = 0
+    """Device bytes accounted for the server while it sleeps (measured, else declared)."""
+    sleep_bytes_seen: int | None = None
+    """What it kept the last time it slept (None before its first sleep)."""
     request_timeout_s: float = 300.0
     state: ModelState = ModelState.STOPPED
     admissions: set[Admission] = field(default_factory=set)
@@ -144,4 +150,14 @@ class ModelSlot:
             last_used=self.last_used,
             loaded_at=self.loaded_at,
             reload_s=self.reload_s,
+            sleep_bytes=self.sleep_bytes,
+            keeps_asleep=self.keeps_asleep,
         )
+
+    @property
+    def keeps_asleep(self) -> int:
+        """Device bytes it would keep if slept now: as last time, else as declared."""
+        if self.swap != "sleep":
+            return 0
+        seen = self.sleep_bytes_seen
+        return self.sleep_device_footprint if seen is None else seen

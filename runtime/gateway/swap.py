@@ -45,6 +45,7 @@ _MODEL_NAME = re.compile(MODEL_NAME_PATTERN)
 _log = get_logger("gateway")
 _DEATH_CHECKS = 10
 _DEATH_CHECK_INTERVAL_S = 0.05
+_EVICTION_ROUNDS = 3
 
 
 class SwapScheduler:
@@ -310,15 +311,20 @@ class SwapScheduler:
             if slot.state is ModelState.READY:
                 return
             await self.residency.reap_failed()
-            now = time.monotonic()
-            victims = self.policy.victims(slot.view(now), self.view(now), now)
-            if victims is None:
-                raise ModelUnavailableError(
-                    f"model {slot.name} needs {slot.footprint} bytes; the budget is "
-                    f"{self.ledger.device_budget} bytes"
-                )
-            chosen = [self.slots[name] for name in victims]
-            await self.residency.evict(chosen, reason=f"make room for {slot.name}")
+            # A slept victim may keep more than expected (its first sleep, measured): then a
+            # second round stops sleeping ones. Rounds are few: each frees or stops models.
+            for _ in range(_EVICTION_ROUNDS):
+                now = time.monotonic()
+                victims = self.policy.victims(slot.view(now), self.view(now), now)
+                if victims is None:
+                    raise ModelUnavailableError(
+                        f"model {slot.name} needs {slot.footprint} bytes; the budget is "
+                        f"{self.ledger.device_budget} bytes"
+                    )
+                if not victims:
+                    break
+                chosen = [self.slots[name] for name in victims]
+                await self.residency.evict(chosen, reason=f"make room for {slot.name}")
             await self.residency.bring_up(slot)
 
     async def unload(self, name: str) -> ModelState:

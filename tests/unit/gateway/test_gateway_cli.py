@@ -117,6 +117,9 @@ def test_print_schema(capsys: pytest.CaptureFixture[str]) -> None:
     assert capsys.readouterr().out == schema_text()
 
 
+MB = 10**6
+
+
 def fake_pulled(models_dir: Path, name: str, weights: int) -> None:
     entry = load_catalog().get(name)
     path = models_dir / name
@@ -142,6 +145,30 @@ def test_the_embedded_config_covers_the_requested_models(tmp_path: Path) -> None
     assert by_ram["budget"] == {"ram_fraction": 0.5}
     with pytest.raises(ModelNotPulledError, match="edgeswarm models pull qwen"):
         embedded_config(settings, ["qwen2.5-coder-0.5b-instruct"], device=Device.CPU)
+
+
+def test_a_dtype_cast_in_the_server_args_is_in_the_footprint(tmp_path: Path) -> None:
+    """``--dtype float32`` on a bfloat16 checkpoint holds twice the weights (CPUs without
+    AVX-512 BF16 run it faster); the estimate follows what the server will hold."""
+    models = tmp_path / "models"
+    fake_pulled(models, "smollm2-135m-instruct", 10 * MB)
+    fake_pulled(models, "smollm2-135m-instruct-fp32", 20 * MB)
+    names = ["smollm2-135m-instruct", "smollm2-135m-instruct-fp32"]
+
+    def footprints(*extra: str) -> list[int]:
+        settings = load_settings(
+            models_dir=models, state_dir=tmp_path / "state", vllm_extra_args=list(extra)
+        )
+        raw = embedded_config(settings, names, device=Device.CPU, budget_bytes=60 * GiB)
+        return [entry["footprint"] for entry in raw["models"]]
+
+    def near(got: list[int], want: list[int]) -> bool:  # the manifest's few bytes aside
+        return all(abs(a - b) < 1000 for a, b in zip(got, want, strict=True))
+
+    stored = footprints()
+    assert near(footprints("--dtype", "float32"), [stored[0] + 15 * MB, stored[1]])
+    assert near(footprints("--dtype=bfloat16"), [stored[0], stored[1] - 15 * MB])
+    assert footprints("--dtype", "auto") == stored
 
 
 def test_footprint_estimates_err_on_the_safe_side_of_measurements() -> None:

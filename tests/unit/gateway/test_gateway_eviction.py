@@ -108,3 +108,19 @@ def test_victims_come_cheapest_first_and_results_are_deterministic() -> None:
     b = model("b", 1, last_used=NOW - 5, reload_s=10)
     first = evict_for(model("t", 2), [a, b], 2 * GB, NOW)
     assert first == ("a", "b") == evict_for(model("t", 2), [b, a], 2 * GB, NOW)
+
+
+def test_what_a_sleeping_victim_keeps_is_not_freed() -> None:
+    """A sleep-mode model keeps its remains on the device (CUDA context, graph pools) when
+    evicted: it frees only the rest, so the choice must cover the need with what is freed."""
+    warm = ResidentModel("warm", 4 * GB, last_used=NOW, reload_s=1.0, keeps=3 * GB)
+    cold = ResidentModel("cold", 2 * GB, last_used=NOW, reload_s=30.0)
+    target = model("t", 3)
+    # Counting warm's whole 4 GB, warm alone (cheap to bring back) would do; it frees 1 GB.
+    assert evict_for(target, [warm, cold], 7 * GB, NOW) == ("cold",)
+    assert evict_for(target, [warm, cold], 6 * GB, NOW) == ("warm", "cold")
+    assert evict_for(target, [warm], 4 * GB, NOW) is None  # 3 GB stay: never enough
+    assert evict_fifo(target, [warm], 4 * GB, NOW) is None
+    many = [ResidentModel(f"m{i}", GB, keeps=GB // 2) for i in range(EXACT_SEARCH_LIMIT + 2)]
+    greedy = evict_for(model("t", 2), many, (EXACT_SEARCH_LIMIT + 2) * GB, NOW)
+    assert greedy is not None and len(greedy) == 4  # half a GB each for the 2 GB needed

@@ -24,10 +24,12 @@ from typing import Any
 
 import httpx
 import pytest
+import structlog
 import uvicorn
 import yaml
 
 from runtime.gateway.ledger import LedgerSnapshot
+from runtime.gateway.scheduler import ModelState
 from runtime.gateway.server import build_app
 from runtime.gateway.service import GatewayService, prepare
 from runtime.process import free_port
@@ -559,3 +561,65 @@ async def test_a_model_that_fails_to_start_is_not_restarted_by_every_request(
         later = await live.chat("broken")  # the cool-down is over: started again
         assert later.status_code == 503 and "failed to start" in later.text
         assert live.service.metrics.swaps[("broken", "load_failed")] == 2
+
+
+async def test_a_sleeping_model_keeps_its_declared_remains_on_the_device(
+    tmp_path: Path, tag: str
+) -> None:
+    """NVML cannot measure here (no GPU): what a sleeping server keeps on the device is the
+    declared ``sleep_device_footprint``; it counts while asleep and is part of the footprint
+    again once woken."""
+    models = [
+        fake_model(n, tag, swap="sleep", sleep_footprint=200 * MB, sleep_device_footprint=250 * MB)
+        for n in "ab"
+    ]
+    config = write_config(tmp_path, models, 1000 * MB, device="cuda")
+    async with live_gateway(config, tag) as live:
+        assert (await live.chat("a")).status_code == 200
+        assert (await live.chat("b")).status_code == 200
+        a = await live.model_info("a")
+        assert a["state"] == "sleeping" and a["resident_bytes"] == 250 * MB
+        assert live.service.ledger.device == {"a": 250 * MB, "b": 600 * MB}
+        assert (await live.chat("a")).status_code == 200  # woken: b sleeps, a is whole again
+        assert live.service.ledger.device == {"a": 600 * MB, "b": 250 * MB}
+        swaps = live.service.metrics.swaps
+    assert swaps[("a", "wake")] == 1 and swaps[("a", "load")] == 1
+    assert live.service.ledger.violations == [] and live.worst_ledger <= live.budget
+
+
+async def test_remains_measured_above_the_expected_stop_a_sleeping_model_to_make_room(
+    tmp_path: Path, tag: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On CUDA each sleep is measured. Slept to make room for ``c``, ``b`` keeps 300 MB, not
+    the 0 expected: the load does not fit yet, so a second round stops a sleeping model.
+    The ledger never exceeds the budget."""
+    service: list[GatewayService] = []
+
+    def probe(pgid: int | None, device: Any, gpu_index: int = 0) -> int | None:
+        del device, gpu_index
+        argv = (Path("/proc") / str(pgid) / "cmdline").read_bytes().split(b"\0")
+        slot = service[0].slots[argv[argv.index(b"--model") + 1].decode()]
+        asleep = slot.state is ModelState.STOPPING  # measured right after its sleep
+        return 300 * MB if asleep else slot.footprint
+
+    monkeypatch.setattr("runtime.gateway.residency.measure_footprint", probe)
+    models = [fake_model(n, tag, swap="sleep", sleep_footprint=200 * MB) for n in "ab"]
+    models.append(fake_model("c", tag, footprint=500 * MB))
+    config = write_config(tmp_path, models, 1000 * MB, device="cuda")
+    with structlog.testing.capture_logs() as logs:
+        async with live_gateway(config, tag) as live:
+            service.append(live.service)
+            assert (await live.chat("a")).status_code == 200
+            assert (await live.chat("b")).status_code == 200  # a sleeps, keeps 300 MB
+            assert live.service.ledger.device == {"a": 300 * MB, "b": 600 * MB}
+            assert (await live.chat("c")).status_code == 200  # needs 400 MB more
+            states = {name: (await live.model_info(name))["state"] for name in "abc"}
+            held = dict(live.service.ledger.device)
+    assert states["c"] == "ready" and sorted(states.values()) == ["ready", "sleeping", "stopped"]
+    asleep = next(name for name, state in states.items() if state == "sleeping")
+    assert held == {asleep: 300 * MB, "c": 500 * MB}
+    stopped = [e for e in logs if e["event"] == "unload" and e["reason"] == "make room for c"]
+    [gone] = stopped  # a sleeping model, stopped: its remains and its host RAM freed
+    assert gone["model"] != asleep and states[gone["model"]] == "stopped"
+    assert gone["bytes"] == 300 * MB + 200 * MB
+    assert live.service.ledger.violations == [] and live.worst_ledger <= live.budget

@@ -274,3 +274,21 @@ def test_grouping_swaps_far_less_than_the_fifo_baseline() -> None:
     _, fifo_swaps = simulate(FifoMutexPolicy(), arrivals, 3.0)
     assert grouped_swaps * 3 < fifo_swaps
     assert max(grouped_waits.values()) <= wait_bound(3, 3.0)
+
+
+def test_a_sleeping_model_that_keeps_device_bytes_is_resident_and_can_be_stopped() -> None:
+    """Sleeping, a model still holds its remains: they count against the budget, and
+    stopping it is how a load gets them back."""
+    asleep = replace(mv("asleep", ModelState.SLEEPING), sleep_bytes=GB // 2)
+    gone = mv("gone", ModelState.SLEEPING)  # keeps nothing: not resident
+    ready = replace(mv("ready", READY, last_used=0.0), keeps_asleep=GB)
+    target = replace(mv("t", queued=1, oldest_wait_s=1.0), footprint=GB)
+    devices = view(asleep, gone, ready, target, budget=3 * GB)
+    assert [m.name for m in devices.resident()] == ["asleep", "ready"]
+    assert asleep.held_bytes == GB // 2 and gone.held_bytes == 0 and ready.held_bytes == 2 * GB
+    # 0.5 + 2 + 1 > 3: sleeping "ready" frees 1 of its 2 GB, enough; or stop "asleep"
+    victims = GroupedPolicy().victims(target, devices, 100.0)
+    assert victims is not None and len(victims) == 1
+    tight = view(asleep, ready, target, budget=int(2.2 * GB))
+    both = GroupedPolicy().victims(target, tight, 100.0)
+    assert both is not None and set(both) == {"asleep", "ready"}  # 1 + 0.5 GB freed
