@@ -2,7 +2,12 @@
 
 Start: ``python tests/fakes/vllm_backend.py --port N --model NAME [--load-time S]
 [--footprint BYTES] [--token-rate TOKENS_PER_S] [--latency S] [--tokens N] [--sleep-mode]
-[--tag TEXT] [--answers FILE]``.
+[--tag TEXT] [--answers FILE] [--gpu-bytes BYTES]``.
+
+``--gpu-bytes`` (needs PyTorch and a CUDA GPU; for ``bench/gpu_check.py``) makes it hold that
+much real GPU memory while awake, as vLLM's weights and KV cache: asleep at level 1 the bytes
+move to host RAM, at level 2 they are dropped, and waking brings them back; like vLLM, the
+process keeps its CUDA context while asleep.
 
 It behaves like ``vllm.entrypoints.openai.api_server`` where the gateway can tell:
 ``/health`` answers 503 until the load time has passed; ``/v1/chat/completions`` and
@@ -36,6 +41,40 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response, Strea
 from starlette.routing import Route
 
 
+class GpuHold:
+    """Real GPU memory held like a model's weights: on the GPU awake, in host RAM asleep."""
+
+    def __init__(self, nbytes: int) -> None:
+        import torch  # only this mode needs it
+
+        self._torch = torch
+        self.nbytes = nbytes
+        self.tensor = torch.ones(nbytes, dtype=torch.uint8, device="cuda")
+        torch.cuda.synchronize()
+
+    def on_gpu(self) -> int:
+        """Bytes held on the GPU now."""
+        held = self.tensor
+        return self.nbytes if held is not None and held.is_cuda else 0
+
+    def sleep(self, level: int) -> None:
+        """Level 1: to host RAM; level 2: dropped. The CUDA context stays."""
+        kept = self.tensor.to("cpu") if level == 1 else None
+        self.tensor = kept
+        self._torch.cuda.empty_cache()
+
+    def wake(self) -> None:
+        """Back on the GPU (refilled when level 2 dropped it)."""
+        torch = self._torch
+        held = self.tensor
+        self.tensor = (
+            held.to("cuda")
+            if held is not None
+            else torch.ones(self.nbytes, dtype=torch.uint8, device="cuda")
+        )
+        torch.cuda.synchronize()
+
+
 class Backend:
     def __init__(self, args: argparse.Namespace) -> None:
         self.model: str = args.model
@@ -47,6 +86,7 @@ class Backend:
         self.tag: str = args.tag
         self.answers: dict[str, Any] = json.loads(args.answers.read_text()) if args.answers else {}
         self.ready_at = time.monotonic() + args.load_time
+        self.gpu = GpuHold(args.gpu_bytes) if args.gpu_bytes else None
         self.sleeping = False
         self.sleep_level = 0
         self.in_flight = 0
@@ -64,6 +104,7 @@ class Backend:
             "max_in_flight": self.max_in_flight,
             "served": self.served,
             "tag": self.tag,
+            "gpu_bytes": self.gpu.on_gpu() if self.gpu is not None else 0,
         }
 
 
@@ -138,12 +179,16 @@ class Routes:
             return JSONResponse({"detail": "Not Found"}, status_code=404)
         self.state.sleeping = True
         self.state.sleep_level = int(request.query_params.get("level", "1"))
+        if self.state.gpu is not None:
+            await asyncio.to_thread(self.state.gpu.sleep, self.state.sleep_level)
         return Response(status_code=200)
 
     async def wake_up(self, _: Request) -> Response:
         if not self.state.sleep_mode:
             return JSONResponse({"detail": "Not Found"}, status_code=404)
         await asyncio.sleep(0.05 * self.state.sleep_level)
+        if self.state.gpu is not None:
+            await asyncio.to_thread(self.state.gpu.wake)
         self.state.sleeping = False
         return Response(status_code=200)
 
@@ -245,6 +290,7 @@ def main() -> None:
     parser.add_argument("--sleep-mode", action="store_true")
     parser.add_argument("--tag", default="")
     parser.add_argument("--answers", type=Path, help="JSON object: schema name -> answer")
+    parser.add_argument("--gpu-bytes", type=int, default=0, help="real GPU memory to hold")
     args = parser.parse_args()
     uvicorn.run(
         build_app(Backend(args)),
