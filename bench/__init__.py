@@ -1,1 +1,3 @@
-"""Benchmarks: ``python -m bench.suite`` (``make bench``), tasks for ``edgeswarm eval``."""
+"""Benchmarks: ``python -m bench.suite`` (``make bench``), tasks for ``edgeswarm eval``,
+``bench.cpu_dtype`` (bfloat16 vs float32 on this CPU) and ``bench.gpu_check`` (the gateway's
+memory accounting on a real GPU)."""

@@ -91,12 +91,43 @@ def remote_model(name: str, api_base: str) -> dict[str, Any]:
     return {"name": name, "backend": "remote", "url": api_base}
 
 
+class ServerPool:
+    """vLLM servers that several parts of one run share, each started once.
+
+    A start costs a minute on a slow CPU, and the parts that compare two arms on one server
+    need nothing but a server of the same model and sizes; the prefix-cache part empties the
+    cache itself (:func:`reset_prefix_cache`). Stopped by :meth:`close`, also on error.
+    """
+
+    def __init__(self) -> None:
+        self._servers: dict[tuple[str, int, int], VLLMServer] = {}
+
+    def get(
+        self, name: str, work: Workspace, *, max_model_len: int, kvcache_gib: int, port_for: PortFor
+    ) -> VLLMServer:
+        """The pool's server for this model and sizes, started on first use."""
+        key = (name, max_model_len, kvcache_gib)
+        if key not in self._servers:
+            server = _server(name, work, max_model_len, kvcache_gib, port_for)
+            server.start()
+            self._servers[key] = server
+        return self._servers[key]
+
+    def close(self) -> None:
+        """Stop every server of the pool."""
+        while self._servers:
+            _, server = self._servers.popitem()
+            server.stop()
+
+
 @dataclass(frozen=True)
 class Workspace:
     """Where one benchmark run keeps configs, the gateway's state and every log."""
 
     root: Path
     models_dir: Path
+    servers: ServerPool | None = None
+    """Shared vLLM servers (:func:`vllm_server` then starts each only once); None: one each."""
 
     @property
     def state_dir(self) -> Path:
@@ -202,19 +233,43 @@ def vllm_server(
     kvcache_gib: int,
     port_for: PortFor = free_port,
 ) -> Iterator[VLLMServer]:
-    """A vLLM CPU server for the pulled model ``name``, stopped on exit."""
+    """A vLLM CPU server for the pulled model ``name``.
+
+    The workspace's shared one if it has a pool (left running), else one of its own, stopped
+    on exit.
+    """
+    if work.servers is not None:
+        yield work.servers.get(
+            name, work, max_model_len=max_model_len, kvcache_gib=kvcache_gib, port_for=port_for
+        )
+        return
+    with _server(name, work, max_model_len, kvcache_gib, port_for) as server:
+        yield server
+
+
+def _server(
+    name: str, work: Workspace, max_model_len: int, kvcache_gib: int, port_for: PortFor
+) -> VLLMServer:
     spec = VLLMSpec(
         model_dir=work.models_dir / name,
         served_name=name,
         device=Device.CPU,
         max_model_len=max_model_len,
         cpu_kvcache_gib=kvcache_gib,
+        env={"VLLM_SERVER_DEV_MODE": "1"},  # /reset_prefix_cache (loopback only, as ever)
     )
-    server = VLLMServer(
+    return VLLMServer(
         spec, work.state_dir / "logs", port=port_for(), start_timeout_s=300, die_with_parent=True
     )
-    with server:
-        yield server
+
+
+def reset_prefix_cache(server: VLLMServer) -> None:
+    """Empty the server's prefix cache (vLLM's dev-mode route), as a fresh server has it."""
+    reply = httpx.post(
+        f"{server.base_url.removesuffix('/v1')}/reset_prefix_cache", timeout=60, trust_env=False
+    )
+    if reply.status_code != 200:
+        raise RuntimeError(f"vLLM refused to reset its prefix cache: {reply.status_code}")
 
 
 def read_events(log_path: Path, names: set[str] | None = None) -> list[dict[str, Any]]:

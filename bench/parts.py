@@ -70,8 +70,8 @@ class ThroughputSizes:
     levels: tuple[int, ...] = (1, 2, 4, 8)
     max_tokens: int = 32
     reps: int = 2
-    max_model_len: int = 2048
-    kvcache_gib: int = 1
+    max_model_len: int = 4096  # the sizes of parts 1, 4 and 5: they share one server
+    kvcache_gib: int = 2
 
 
 def throughput(sizes: ThroughputSizes, work: Workspace, port_for: PortFor) -> dict[str, Any]:
@@ -114,8 +114,9 @@ async def _throughput_runs(
                 chat_body(SMALL, PROMPTS[i % len(PROMPTS)], sizes.max_tokens, **extra)
                 for i in range(n)
             ]
+            warm = [{**body, "max_tokens": 4} for body in bodies]  # prefill and a few tokens
             for api_base in targets.values():  # warm-up: caches, connections, the gateway's pool
-                check(await burst(http, api_base, bodies), "warm-up")
+                check(await burst(http, api_base, warm), "warm-up")
             for rep in range(sizes.reps):
                 order = ("direct", "gateway") if rep % 2 == 0 else ("gateway", "direct")
                 for arm in order:

@@ -32,11 +32,27 @@ def _cpu_model() -> str:
     return platform.processor() or platform.machine()
 
 
+# The CPU features that decide vLLM CPU's speed: bfloat16 matrix products in hardware or not.
+_MATMUL_FLAGS = ("avx2", "avx512f", "avx512_bf16", "amx_bf16")
+
+
+def _cpu_flags() -> list[str]:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.lower().startswith("flags"):
+                present = set(line.split(":", 1)[1].split())
+                return [flag for flag in _MATMUL_FLAGS if flag in present]
+    except OSError:
+        pass
+    return []
+
+
 def machine() -> dict[str, Any]:
-    """Cores, RAM, CPU model, OS and load average of this machine."""
+    """Cores, RAM, CPU model and matrix features, OS and load average of this machine."""
     return {
         "hostname": socket.gethostname(),
         "cpu_model": _cpu_model(),
+        "cpu_matmul_flags": _cpu_flags(),
         "cores": os.cpu_count(),
         "cores_usable": len(os.sched_getaffinity(0)),
         "ram_bytes": system_ram(),
@@ -131,13 +147,13 @@ def _swarm_rows(part: dict[str, Any] | None) -> list[list[str]]:
                 "gateway / direct tok/s",
                 _fmt(level["ratio_tokens_per_s"], 3),
                 f"{_fmt(level['gateway_tokens_per_s'], 1)} vs "
-                f"{_fmt(level['direct_tokens_per_s'], 1)} tok/s; model calls/min "
-                f"{_fmt(level.get('gateway_calls_per_min'))} vs "
-                f"{_fmt(level.get('direct_calls_per_min'))}; runs/min "
+                f"{_fmt(level['direct_tokens_per_s'], 1)} tok/s; model requests/min "
+                f"{_fmt(level.get('gateway_requests_per_min'))} vs "
+                f"{_fmt(level.get('direct_requests_per_min'))}; runs/min "
                 f"{_fmt(level['gateway_runs_per_min'])} vs {_fmt(level['direct_runs_per_min'])}",
             ]
         )
-    if "runs_total" in part:
+    if part.get("runs_total"):
         rows.append(
             [
                 "1. swarm runs",
@@ -145,6 +161,17 @@ def _swarm_rows(part: dict[str, Any] | None) -> list[list[str]]:
                 f"{part['runs_done']} of {part['runs_total']}",
                 "runs that ended in the windows; the others ended failed (an answer cut off at "
                 "its capped budget), the same way in both arms",
+            ]
+        )
+    elif "runs_total" in part:
+        window = part.get("sizes", {}).get("window_s", "?")
+        rows.append(
+            [
+                "1. swarm runs",
+                "completed",
+                "none ended",
+                f"no run ended within a {window} s window on this machine (a run takes longer): "
+                "compare tokens/s and vLLM's finished requests/min",
             ]
         )
     return rows

@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import swarm_parts as sp
-from bench.harness import FakeSpec, PortFor, Workspace
+from bench.harness import FakeSpec, PortFor, ServerPool, Workspace
 from bench.parts import (
     SMALL,
     SMALL_FP32,
@@ -61,15 +61,17 @@ from runtime.vllm import VLLMNotInstalledError, detect_device
 PARTS = (
     "throughput",
     "swarm-batching",
+    "prefix",
+    "guided",
     "mixed",
     "swap-fake",
     "swap-vllm",
-    "prefix",
-    "guided",
     "overhead",
     "pruning",
     "eval",
 )
+SHARED_SERVER = {"throughput", "swarm-batching", "prefix", "guided"}
+"""Parts that run on one shared SmolLM2 server (started once; see bench.harness.ServerPool)."""
 NEEDS_VLLM = {
     "throughput": (SMALL,),
     "swarm-batching": (SMALL,),
@@ -80,10 +82,12 @@ NEEDS_VLLM = {
 }
 NEEDS_FILES = {"pruning": (SMALL,)}  # its tokenizer only
 NOTES = [
+    "Parts 1, 4 and 5 share one SmolLM2-135M vLLM CPU server (4096 tokens, 2 GiB KV cache), "
+    "started once and stopped after part 5 (a start costs about a minute on a slow CPU).",
     "Sizes: on a machine slower than 60 tokens/s (part 1, direct, N=8) the parts that are pure "
     "model work shrink in proportion, to a floor (prefix: concurrent runs, at least 3; "
-    "guided: streams, at least 2); part 1's `scaling` records what changed; `--full-sizes` "
-    "keeps them.",
+    "guided: streams, at least 2; vLLM swaps: requests, at least 2, i.e. one swap); part 1's "
+    "`scaling` records what changed; `--full-sizes` keeps them.",
     "1: the gateway serves the vLLM server as a `remote` model, so both arms hit the very same "
     "server process (same weights, KV cache, warm state) and the ratio isolates the gateway's "
     "proxy overhead (parsing, admission, relaying; its CPU competes with vLLM's on this machine)."
@@ -113,7 +117,8 @@ NOTES = [
     "counters, read before and after. The prompts are those of whole swarm runs (every node, "
     "in order, the two auditors together) built by the real nodes for scripted answers that "
     "carry each task's words, recorded from the fake server and replayed for 1 token each "
-    "(prefill only) to a fresh SmolLM2 server per layout: 1 run, then 10 runs concurrently. "
+    "(prefill only) to the shared SmolLM2 server, its prefix cache emptied (vLLM's "
+    "`/reset_prefix_cache`) before each layout: 1 run, then 10 runs concurrently. "
     "`variable_first` puts the run's text before the role's instructions.",
     "5: each agent schema's real prompt, 4 concurrent identical requests (temperature 0, at "
     "most 64 tokens); the unconstrained arm asks for exactly the guided answers' median "
@@ -203,11 +208,13 @@ def scaled_sizes(sizes: Sizes, throughput_part: dict[str, Any]) -> tuple[Sizes, 
     scale = min(1.0, speed / REFERENCE_TOKENS_PER_S)
     prefix = replace(sizes.prefix, concurrent=max(3, round(sizes.prefix.concurrent * scale)))
     guided = replace(sizes.guided, concurrency=max(2, round(sizes.guided.concurrency * scale)))
+    swap = replace(sizes.swap, vllm_requests=max(2, round(sizes.swap.vllm_requests * scale)))
     changes = {
         "prefix.concurrent": [sizes.prefix.concurrent, prefix.concurrent],
         "guided.concurrency": [sizes.guided.concurrency, guided.concurrency],
+        "swap.vllm_requests": [sizes.swap.vllm_requests, swap.vllm_requests],
     }
-    return replace(sizes, prefix=prefix, guided=guided), {
+    return replace(sizes, prefix=prefix, guided=guided, swap=swap), {
         "direct_tokens_per_s": speed,
         "at_n": int(max(levels, key=int)),
         "reference_tokens_per_s": REFERENCE_TOKENS_PER_S,
@@ -255,6 +262,8 @@ def run_parts(
             print(f"\n== {part}: interrupted; writing the parts done", flush=True)
             break
         print(f"== {part}: {time.monotonic() - started:.0f} s", flush=True)
+        if work.servers is not None and not SHARED_SERVER & set(parts[index + 1 :]):
+            work.servers.close()  # its memory is free for the parts that start their own
         if part == "throughput" and fit_to_speed:
             now, results[part]["scaling"] = scaled_sizes(sizes, results[part])
             print(f"   sizes for this machine: {results[part]['scaling']}", flush=True)
@@ -327,7 +336,12 @@ def collect(args: argparse.Namespace, work: Workspace) -> dict[str, Any]:
     if args.quick:
         results["notes"].insert(0, "--quick: smaller sizes than below; see each part's `sizes`.")
     fit = not (args.quick or args.full_sizes)
-    results["parts"] = run_parts(args.parts, sizes_for(args.quick), work, fit_to_speed=fit)
+    pool = ServerPool()
+    try:
+        shared = replace(work, servers=pool)
+        results["parts"] = run_parts(args.parts, sizes_for(args.quick), shared, fit_to_speed=fit)
+    finally:
+        pool.close()
     host["loadavg_end"] = [round(x, 2) for x in os.getloadavg()]
     results["wall_s"] = round(time.monotonic() - started, 1)
     return results

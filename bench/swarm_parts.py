@@ -41,6 +41,7 @@ from bench.harness import (
     PortFor,
     Workspace,
     gateway_in_front,
+    reset_prefix_cache,
     vllm_server,
 )
 from bench.load import burst, client, median
@@ -179,6 +180,7 @@ def swarm_batching(sizes: SwarmBatchSizes, work: Workspace, port_for: PortFor) -
 
 _GENERATED = re.compile(r"^vllm:generation_tokens_total(?:\{[^}]*\})?\s+(\S+)$")
 _RUNNING = re.compile(r"^vllm:num_requests_running(?:\{[^}]*\})?\s+(\S+)$")
+_FINISHED = re.compile(r"^vllm:request_success_total(?:\{[^}]*\})?\s+(\S+)$")
 
 
 def counter_sum(metrics_text: str, pattern: re.Pattern[str]) -> float:
@@ -224,10 +226,10 @@ async def run_window(
             index += n
 
     await _settle(root_url)
-    before = counter_sum(await _server_metrics(root_url), _GENERATED)
+    before = await _server_metrics(root_url)
     workers = [asyncio.create_task(worker(i)) for i in range(n)]
     await asyncio.sleep(window_s)
-    after = counter_sum(await _server_metrics(root_url), _GENERATED)
+    after = await _server_metrics(root_url)
     done, calls_done = list(finished), calls
     for task in workers:
         task.cancel()
@@ -236,7 +238,8 @@ async def run_window(
     if crashed:
         raise RuntimeError(f"a swarm run raised: {crashed[0]!r}")
     await _settle(root_url)
-    tokens = int(after - before)
+    tokens = int(counter_sum(after, _GENERATED) - counter_sum(before, _GENERATED))
+    requests = int(counter_sum(after, _FINISHED) - counter_sum(before, _FINISHED))
     return {
         "n": n,
         "wall_s": window_s,
@@ -244,6 +247,8 @@ async def run_window(
         "runs_per_min": round(60 * len(done) / window_s, 3),
         "calls_finished": calls_done,
         "calls_per_min": round(60 * calls_done / window_s, 3),
+        "requests_finished": requests,
+        "requests_per_min": round(60 * requests / window_s, 3),
         "completion_tokens": tokens,
         "tokens_per_s": round(tokens / window_s, 3),
         "runs": [_run_record(r) for r in done],
@@ -277,6 +282,8 @@ def _batching_summary(records: list[dict[str, Any]]) -> dict[str, Any]:
             "gateway_tokens_per_s": through["tokens_per_s"],
             "direct_calls_per_min": direct["calls_per_min"],
             "gateway_calls_per_min": through["calls_per_min"],
+            "direct_requests_per_min": direct.get("requests_per_min"),
+            "gateway_requests_per_min": through.get("requests_per_min"),
             "ratio_runs_per_min": _ratio(through["runs_per_min"], direct["runs_per_min"]),
             "ratio_calls_per_min": _ratio(through["calls_per_min"], direct["calls_per_min"]),
             "ratio_tokens_per_s": _ratio(through["tokens_per_s"], direct["tokens_per_s"]),
@@ -360,9 +367,9 @@ def prefix_caching(sizes: PrefixSizes, work: Workspace, port_for: PortFor) -> di
 
     The prompts are those the real nodes send in a full run (every node, in order) when the
     model's answers are scripted: each task's answers carry its own words, as real ones would.
-    They are recorded from the scripted fake server, then replayed to a fresh vLLM server per
-    layout (an empty cache) for one token each: caching depends on the prompts alone, so the
-    replay costs prefill only and takes the same few minutes on any machine.
+    They are recorded from the scripted fake server, then replayed to a vLLM server whose
+    prefix cache is emptied before each layout, for one token each: caching depends on the
+    prompts alone, so the replay costs prefill only.
     """
     tasks = bench_tasks(1 + sizes.concurrent)
     recorded = {layout: record_prompts(tasks, layout, work, port_for) for layout in sizes.layouts}
@@ -375,6 +382,7 @@ def prefix_caching(sizes: PrefixSizes, work: Workspace, port_for: PortFor) -> di
             kvcache_gib=sizes.kvcache_gib,
             port_for=port_for,
         ) as server:
+            reset_prefix_cache(server)  # each layout starts from an empty cache
             root = server.base_url.removesuffix("/v1")
             start = _server_counters(root)
             single = asyncio.run(replay_runs(server.base_url, runs[:1]))
@@ -473,7 +481,7 @@ class GuidedSizes:
     reps: int = 1
     max_tokens_cap: int = 64
     max_model_len: int = 4096
-    kvcache_gib: int = 1
+    kvcache_gib: int = 2
 
 
 _TASK = "Write a Python function word_count(text) that returns a dict of word -> count."
@@ -695,7 +703,7 @@ def swarm_script(failing_rounds: int) -> list[dict[str, Any]]:
 class OverheadSizes:
     """Knobs of the orchestration-overhead part."""
 
-    runs: int = 10
+    runs: int = 20
 
 
 def orchestration_overhead(
@@ -707,42 +715,55 @@ def orchestration_overhead(
         gateway_in_front("fake-model", fake.api_base, work, "overhead", port_for) as gw,
     ):
         targets = {"direct": (fake.api_base, False), "gateway": (gw.api_base, True)}
-        arms = {
-            arm: _overhead_arm(fake, url, lease, sizes.runs)
-            for arm, (url, lease) in targets.items()
-        }
+        arms = _overhead_arms(fake, targets, sizes.runs)
     direct, through = arms["direct"], arms["gateway"]
     return {
         "sizes": asdict(sizes),
         "arms": arms,
+        # The sandboxed test run varies by tens of ms between runs: compare without it.
         "gateway_ms_per_call": round(
-            (through["ms_per_run_median"] - direct["ms_per_run_median"])
+            (through["ms_per_run_without_sandbox"] - direct["ms_per_run_without_sandbox"])
             / max(1, direct["calls_per_run"]),
             3,
         ),
     }
 
 
-def _overhead_arm(fake: FakeServer, url: str, lease: bool, runs: int) -> dict[str, Any]:
-    context = one_model_context(url, "fake-model", lease_models=lease, sandbox_timeout_s=20.0)
-    fake.reset()
-    fake.script(swarm_script(0))
-    asyncio.run(one_run("add two numbers", context))  # warm-up: imports, connections, sandbox
-    walls, nodes, calls, sandbox = [], 0, 0, []
-    for _ in range(runs):
-        fake.reset()
-        fake.script(swarm_script(0))
-        run = asyncio.run(one_run("add two numbers", context))
-        if run.state.status != "done":
-            raise RuntimeError(f"overhead run failed: {run.state.error}")
-        walls.append(run.wall_s)
-        nodes, calls = run.nodes, len(run.state.metrics)
-        tests = run.state.report.tests if run.state.report else None
-        sandbox.append(tests.duration_s if tests else 0.0)
+def _overhead_arms(
+    fake: FakeServer, targets: dict[str, tuple[str, bool]], runs: int
+) -> dict[str, dict[str, Any]]:
+    """``runs`` scripted runs per arm, the arms alternating run by run (drift cancels)."""
+    contexts = {
+        arm: one_model_context(url, "fake-model", lease_models=lease, sandbox_timeout_s=20.0)
+        for arm, (url, lease) in targets.items()
+    }
+    seen: dict[str, list[SwarmRun]] = {arm: [] for arm in contexts}
+    for index in range(runs + 1):  # the first round warms up: imports, connections, sandbox
+        order = list(contexts) if index % 2 == 0 else list(reversed(contexts))
+        for arm in order:
+            fake.reset()
+            fake.script(swarm_script(0))
+            run = asyncio.run(one_run("add two numbers", contexts[arm]))
+            if run.state.status != "done":
+                raise RuntimeError(f"overhead run failed: {run.state.error}")
+            if index:
+                seen[arm].append(run)
+    return {arm: _overhead_summary(done) for arm, done in seen.items()}
+
+
+def _overhead_summary(runs: list[SwarmRun]) -> dict[str, Any]:
+    walls = [run.wall_s for run in runs]
+    sandbox = [
+        run.state.report.tests.duration_s if run.state.report and run.state.report.tests else 0.0
+        for run in runs
+    ]
     per_run = median(walls) * 1000
     sandbox_ms = median(sandbox) * 1000
+    rest_ms = median([wall - tests for wall, tests in zip(walls, sandbox, strict=True)]) * 1000
+    nodes, calls = runs[-1].nodes, len(runs[-1].state.metrics)
     return {
         "ms_per_run_median": round(per_run, 2),
+        "ms_per_run_without_sandbox": round(rest_ms, 2),
         "nodes_per_run": nodes,
         "calls_per_run": calls,
         "ms_per_node": round(per_run / nodes, 2),

@@ -1,17 +1,21 @@
 """The benchmark's real-vLLM parts at tiny sizes: the bench code that talks to vLLM cannot rot.
 
-Each part starts its own vLLM CPU server (SmolLM2-135M) and, where it compares, a gateway in
-front of it; sizes are the smallest that still exercise every code path. The numbers are not
+The parts of each test share one vLLM CPU server (SmolLM2-135M), as in ``make bench``, and,
+where they compare, a gateway in front of it; sizes are the smallest that still exercise every
+code path. The numbers are not
 checked against targets here (that is `make bench`'s job on a quiet machine), only that they
 were measured and make sense.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
+
 from bench import swarm_parts as sp
-from bench.harness import Workspace
+from bench.harness import ServerPool, Workspace
 from bench.parts import ThroughputSizes, throughput
 from bench.report import summary_rows, text_table
 from runtime.process import free_port
@@ -23,12 +27,17 @@ from runtime.settings import Settings
 TINY = {"research_tokens": 96, "coder_tokens": 96, "summary_tokens": 64, "audit_tokens": 64}
 
 
-def workspace(tmp_path: Path, settings: Settings) -> Workspace:
-    return Workspace(tmp_path / "bench", settings.models_dir)
+@pytest.fixture
+def work(tmp_path: Path, settings: Settings) -> Iterator[Workspace]:
+    """A bench workspace whose parts share their vLLM server; stopped after the test."""
+    pool = ServerPool()
+    try:
+        yield Workspace(tmp_path / "bench", settings.models_dir, servers=pool)
+    finally:
+        pool.close()
 
 
-def test_raw_throughput_and_guided_cost_are_measured(tmp_path: Path, settings: Settings) -> None:
-    work = workspace(tmp_path, settings)
+def test_raw_throughput_and_guided_cost_are_measured(work: Workspace) -> None:
     raw = throughput(ThroughputSizes(levels=(1, 2), max_tokens=8, reps=1), work, free_port)
     for n in ("1", "2"):
         level = raw["levels"][n]
@@ -46,14 +55,12 @@ def test_raw_throughput_and_guided_cost_are_measured(tmp_path: Path, settings: S
     assert "1. raw requests, N=2" in table and "5. guided / free tok/s" in table
 
 
-def test_swarm_runs_through_the_gateway_and_the_prefix_cache(
-    tmp_path: Path, settings: Settings
-) -> None:
-    work = workspace(tmp_path, settings)
+def test_swarm_runs_through_the_gateway_and_the_prefix_cache(work: Workspace) -> None:
     sizes = sp.SwarmBatchSizes(levels=(1,), window_s=30.0, budgets=TINY)
     batching = sp.swarm_batching(sizes, work, free_port)
     level = batching["levels"]["1"]  # vLLM wrote tokens for each arm's window
     assert level["direct_tokens_per_s"] > 0 and level["gateway_tokens_per_s"] > 0
+    assert level["direct_requests_per_min"] is not None  # vLLM's finished requests, per arm
     runs = [run for record in batching["records"] for run in record["runs"]]
     assert all(run["status"] in ("done", "failed") for run in runs), runs
     assert all(run["wall_s"] > 0 and run["nodes"] >= 1 for run in runs), runs

@@ -198,7 +198,12 @@ def test_sizes_shrink_on_a_slow_machine_only() -> None:
     fitted, scaling = scaled_sizes(sizes, slow)
     assert scaling["scale"] == 0.25 and scaling["at_n"] == 8
     assert fitted.prefix.concurrent == 3 and fitted.guided.concurrency == 2  # floors
-    assert scaling["changed"] == {"prefix.concurrent": [10, 3], "guided.concurrency": [4, 2]}
+    assert fitted.swap.vllm_requests == 2  # one swap
+    assert scaling["changed"] == {
+        "prefix.concurrent": [10, 3],
+        "guided.concurrency": [4, 2],
+        "swap.vllm_requests": [3, 2],
+    }
     assert fitted.swarm == sizes.swarm and fitted.eval == sizes.eval
     fast = {"levels": {"8": {"direct_tokens_per_s_median": 170.0}}}
     kept, unchanged = scaled_sizes(sizes, fast)

@@ -1,0 +1,120 @@
+"""Which dtype serves faster on this CPU: the checkpoint's own (bfloat16) or float32.
+
+``python -m bench.cpu_dtype [--models NAME ...] [--out FILE]``: for each pulled model, one vLLM
+CPU server per dtype (``auto`` = as stored, then ``--dtype float32``), measured back to back
+on the same prompts: server start, one stream and eight streams of 48 tokens (ignore_eos),
+and the prefill rate of one ~1000-token prompt. CPUs without AVX-512 BF16 emulate bfloat16
+matrix products, so float32 can be the faster choice there for batched work and prefill; on
+CPUs with AVX-512 BF16 or AMX bfloat16 is. Not part of ``make bench`` (four server starts).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import datetime as dt
+import json
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from bench.report import machine
+from runtime.settings import Device, load_settings
+from runtime.vllm import VLLMServer, VLLMSpec
+
+DTYPES = ("auto", "float32")
+LONG_PROMPT = " ".join(f"item{i}" for i in range(300)) + " Which item comes last?"
+SHORT_PROMPT = "Count from one to one hundred in words."
+
+
+async def _rate(base_url: str, streams: int, tokens: int, prompt: str) -> dict[str, float]:
+    """Completion and prompt tokens per second of ``streams`` concurrent requests."""
+    body = {
+        "model": "m",
+        "messages": [{"role": "user", "content": prompt}],
+        "max_tokens": tokens,
+        "ignore_eos": True,
+        "temperature": 0,
+    }
+    async with httpx.AsyncClient(timeout=900, trust_env=False) as http:
+        started = time.monotonic()
+        replies = await asyncio.gather(
+            *(http.post(f"{base_url}/chat/completions", json=body) for _ in range(streams))
+        )
+        seconds = time.monotonic() - started
+    for reply in replies:
+        reply.raise_for_status()
+    usage = [reply.json()["usage"] for reply in replies]
+    return {
+        "completion_tokens_per_s": round(sum(u["completion_tokens"] for u in usage) / seconds, 2),
+        "prompt_tokens_per_s": round(sum(u["prompt_tokens"] for u in usage) / seconds, 1),
+    }
+
+
+def measure(model_dir: Path, dtype: str, logs: Path) -> dict[str, Any]:
+    """One server of ``model_dir`` in ``dtype``: start seconds and the three rates."""
+    extra = () if dtype == "auto" else ("--dtype", dtype)
+    spec = VLLMSpec(
+        model_dir=model_dir,
+        served_name="m",
+        device=Device.CPU,
+        max_model_len=2048,
+        cpu_kvcache_gib=1,
+        extra_args=extra,
+    )
+    server = VLLMServer(spec, logs, start_timeout_s=600)
+    started = time.monotonic()
+    with server:
+        start_s = time.monotonic() - started
+        asyncio.run(_rate(server.base_url, 1, 4, SHORT_PROMPT))  # warm-up
+        one = asyncio.run(_rate(server.base_url, 1, 48, SHORT_PROMPT))
+        eight = asyncio.run(_rate(server.base_url, 8, 48, SHORT_PROMPT))
+        prefill = asyncio.run(_rate(server.base_url, 1, 1, LONG_PROMPT))
+    return {
+        "dtype": dtype,
+        "start_s": round(start_s, 1),
+        "one_stream_tokens_per_s": one["completion_tokens_per_s"],
+        "eight_streams_tokens_per_s": eight["completion_tokens_per_s"],
+        "prefill_tokens_per_s": prefill["prompt_tokens_per_s"],
+    }
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Measure every model in both dtypes; print a table, write JSON with ``--out``."""
+    parser = argparse.ArgumentParser(prog="python -m bench.cpu_dtype", description=__doc__)
+    parser.add_argument(
+        "--models",
+        nargs="+",
+        default=["smollm2-135m-instruct", "qwen2.5-coder-0.5b-instruct"],
+        help="pulled catalogue models (default: the two embedded ones)",
+    )
+    parser.add_argument("--out", type=Path, help="write the results JSON here")
+    args = parser.parse_args(argv)
+    models_dir = load_settings().models_dir.expanduser()
+    logs = Path(tempfile.mkdtemp(prefix="edgeswarm-dtype-"))
+    rows = []
+    for name in args.models:
+        for dtype in DTYPES:
+            row = {"model": name, **measure(models_dir / name, dtype, logs)}
+            print(json.dumps(row), flush=True)
+            rows.append(row)
+    results = {
+        "benchmark": "cpu_dtype",
+        "date": f"{dt.datetime.now(dt.UTC):%Y-%m-%d}",
+        "command": "python -m bench.cpu_dtype " + " ".join(argv or []),
+        "machine": machine(),
+        "rows": rows,
+    }
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps(results, indent=2) + "\n", "utf-8")
+        print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
