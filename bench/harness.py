@@ -137,7 +137,7 @@ class ServerPool:
         """The pool's server for this model and sizes, started on first use."""
         key = (name, max_model_len, kvcache_gib)
         if key not in self._servers:
-            server = _server(name, work, max_model_len, kvcache_gib, port_for)
+            server = _server(name, work, max_model_len, kvcache_gib, port_for, self.dtype)
             server.start()
             self._servers[key] = server
         return self._servers[key]
@@ -272,14 +272,19 @@ def vllm_server(
             name, work, max_model_len=max_model_len, kvcache_gib=kvcache_gib, port_for=port_for
         )
         return
-    with _server(name, work, max_model_len, kvcache_gib, port_for) as server:
+    dtype, _ = bench_dtype()
+    with _server(name, work, max_model_len, kvcache_gib, port_for, dtype) as server:
         yield server
 
 
 def _server(
-    name: str, work: Workspace, max_model_len: int, kvcache_gib: int, port_for: PortFor
+    name: str,
+    work: Workspace,
+    max_model_len: int,
+    kvcache_gib: int,
+    port_for: PortFor,
+    dtype: str,
 ) -> VLLMServer:
-    dtype, _ = bench_dtype()
     spec = VLLMSpec(
         model_dir=work.models_dir / name,
         served_name=name,

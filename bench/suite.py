@@ -82,8 +82,6 @@ NEEDS_VLLM = {
 }
 NEEDS_FILES = {"pruning": (SMALL,)}  # its tokenizer only
 NOTES = [
-    "Parts 1, 4 and 5 share one SmolLM2-135M vLLM CPU server (4096 tokens, 2 GiB KV cache), "
-    "started once and stopped after part 5 (a start costs about a minute on a slow CPU).",
     "Sizes: on a machine slower than 60 tokens/s (part 1, direct, N=8) the parts that are pure "
     "model work shrink in proportion, to a floor (prefix: concurrent runs, at least 3; "
     "guided: streams, at least 2; vLLM swaps: requests, at least 2, i.e. one swap); part 1's "
@@ -138,6 +136,15 @@ NOTES = [
     "call of the coder model with the coder's system prompt, the bare task and the coder's "
     "budget. Solved = every hidden test passes in the sandbox.",
 ]
+
+
+def shared_server_note(dtype: str, why: str) -> str:
+    """The note on the SmolLM2 server that parts 1, 4 and 5 share (its sizes and its dtype)."""
+    return (
+        "Parts 1, 4 and 5 share one SmolLM2-135M vLLM CPU server (4096 tokens, 2 GiB KV cache, "
+        f"{dtype}: {why}), started once and stopped after part 5 (a start costs about a minute "
+        "on a slow CPU)."
+    )
 
 
 @dataclass(frozen=True)
@@ -331,17 +338,15 @@ def collect(args: argparse.Namespace, work: Workspace) -> dict[str, Any]:
         "quick": args.quick,
         "machine": host,
         "versions": versions(),
-        "notes": list(NOTES),
     }
-    if args.quick:
-        results["notes"].insert(0, "--quick: smaller sizes than below; see each part's `sizes`.")
     fit = not (args.quick or args.full_sizes)
     pool = ServerPool()
     results["shared_server"] = {"dtype": pool.dtype, "why": pool.dtype_why}
-    results["notes"].insert(
-        0 if not args.quick else 1,
-        f"The SmolLM2 servers of parts 1, 4 and 5 run in {pool.dtype}: {pool.dtype_why}.",
-    )
+    results["notes"] = [
+        *(["--quick: smaller sizes than below; see each part's `sizes`."] if args.quick else []),
+        shared_server_note(pool.dtype, pool.dtype_why),
+        *NOTES,
+    ]
     try:
         shared = replace(work, servers=pool)
         results["parts"] = run_parts(args.parts, sizes_for(args.quick), shared, fit_to_speed=fit)

