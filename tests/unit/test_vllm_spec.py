@@ -3,7 +3,7 @@ from pathlib import Path
 import pytest
 
 from runtime.settings import Device
-from runtime.vllm import VLLMServer, VLLMSpec, cpu_reserved_cores, detect_device
+from runtime.vllm import VLLMServer, VLLMSpec, detect_device, small_cpu_environment
 
 
 def test_cpu_command_is_eager_module_invocation(tmp_path: Path) -> None:
@@ -57,17 +57,23 @@ def test_detect_device_honours_explicit_choice_and_finds_the_cpu_build() -> None
 def test_a_small_cpu_machine_gives_the_model_every_core(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    assert cpu_reserved_cores(2) == 0 and cpu_reserved_cores(4) == 0
-    assert cpu_reserved_cores(16) is None  # vLLM's own choice (one core for its frontend)
+    assert small_cpu_environment(2) == {
+        "VLLM_ENABLE_V1_MULTIPROCESSING": "0",
+        "OMP_NUM_THREADS": "2",
+        "VLLM_CPU_NUM_OF_RESERVED_CPU": "0",
+    }
+    assert small_cpu_environment(4)["OMP_NUM_THREADS"] == "4"
+    assert small_cpu_environment(16) == {}  # vLLM's own choices on a larger machine
     spec = VLLMSpec(model_dir=tmp_path, served_name="m", device=Device.CPU)
-    monkeypatch.delenv("VLLM_CPU_NUM_OF_RESERVED_CPU", raising=False)
+    for key in small_cpu_environment(2):
+        monkeypatch.delenv(key, raising=False)
     monkeypatch.setattr("os.sched_getaffinity", lambda _pid: {0, 1})
-    assert spec.environment()["VLLM_CPU_NUM_OF_RESERVED_CPU"] == "0"
+    env = spec.environment()
+    assert env["VLLM_ENABLE_V1_MULTIPROCESSING"] == "0" and env["OMP_NUM_THREADS"] == "2"
     monkeypatch.setattr("os.sched_getaffinity", lambda _pid: set(range(16)))
-    assert "VLLM_CPU_NUM_OF_RESERVED_CPU" not in spec.environment()
+    assert "VLLM_ENABLE_V1_MULTIPROCESSING" not in spec.environment()
     monkeypatch.setattr("os.sched_getaffinity", lambda _pid: {0, 1})
-    monkeypatch.setenv("VLLM_CPU_NUM_OF_RESERVED_CPU", "1")  # the user's choice wins
-    assert spec.environment()["VLLM_CPU_NUM_OF_RESERVED_CPU"] == "1"
-    monkeypatch.delenv("VLLM_CPU_NUM_OF_RESERVED_CPU")
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")  # the user's choice wins
+    assert spec.environment()["OMP_NUM_THREADS"] == "1"
     cuda = VLLMSpec(model_dir=tmp_path, served_name="m", device=Device.CUDA)
-    assert "VLLM_CPU_NUM_OF_RESERVED_CPU" not in cuda.environment()
+    assert "VLLM_ENABLE_V1_MULTIPROCESSING" not in cuda.environment()
