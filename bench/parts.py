@@ -69,7 +69,8 @@ class ThroughputSizes:
 
     levels: tuple[int, ...] = (1, 2, 4, 8)
     max_tokens: int = 32
-    reps: int = 2
+    reps: int = 4
+    """Alternating (direct, gateway) repetitions per N: a burst lasts a few seconds on 2 cores."""
     max_model_len: int = 4096  # the sizes of parts 1, 4 and 5: they share one server
     kvcache_gib: int = 2
 

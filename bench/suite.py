@@ -90,7 +90,7 @@ NOTES = [
     "server process (same weights, KV cache, warm state) and the ratio isolates the gateway's "
     "proxy overhead (parsing, admission, relaying; its CPU competes with vLLM's on this machine)."
     " A `vllm` backend would start a second server and mix server variance into the ratio.",
-    "1: raw requests: 32 tokens each (ignore_eos), 2 alternating repetitions per N, the "
+    "1: raw requests: 32 tokens each (ignore_eos), 4 alternating repetitions per N, the "
     "order flipped every time; throughput = completion tokens / wall time of the burst.",
     "1: swarm runs: every role on SmolLM2-135M (one server serves one model), no revisions, "
     "tasks from bench/tasks. Per arm and N a fixed window (45 s) in which N workers run swarm "
