@@ -3,8 +3,9 @@
 1. :func:`throughput`: N = 1, 2, 4, 8 concurrent chat requests straight to one vLLM CPU server
    and through a gateway in front of that same server (a ``remote`` model), alternating,
    medians and ratio per N.
-2. :func:`mixed_workload`: one mixed 3-model schedule replayed under the ``grouped`` policy and
-   under the naive ``fifo-mutex`` one, with fake backends and a budget that fits one model.
+2. :func:`mixed_workload`: one mixed 3-model schedule replayed under the ``grouped`` policy,
+   under ``fifo`` (arrival order, ready models still batch) and under the naive ``fifo-mutex``
+   one, with fake backends and a budget that fits one model.
 3. :func:`swap_latency_vllm`, :func:`swap_latency_fake`: requests alternating between two
    models under a budget that fits one, so every request swaps; the step durations come from
    the gateway's structured log.
@@ -171,7 +172,8 @@ def _throughput_summary(runs: list[dict[str, Any]], expected: int) -> dict[str, 
 
 # -- 2. mixed workload --------------------------------------------------------------------------
 
-POLICIES = ("grouped", "fifo-mutex")
+POLICIES = ("grouped", "fifo", "fifo-mutex")
+"""The gateway's scheduler, arrival order with batching kept, and the naive mutex."""
 
 
 @dataclass(frozen=True)
@@ -192,7 +194,7 @@ def mixed_workload(sizes: MixedSizes, work: Workspace, port_for: PortFor) -> dic
     """The same schedule under each policy, back to back; totals, swaps, latencies, ratios."""
     schedule = mixed_schedule(sizes.models, sizes.requests, sizes.window_s, sizes.seed)
     runs = {policy: _mixed_run(policy, schedule, sizes, work, port_for) for policy in POLICIES}
-    grouped, naive = runs["grouped"], runs["fifo-mutex"]
+    grouped = runs["grouped"]
     return {
         "sizes": {
             **asdict(sizes),
@@ -201,13 +203,16 @@ def mixed_workload(sizes: MixedSizes, work: Workspace, port_for: PortFor) -> dic
         },
         "schedule": [[a.at_s, a.model] for a in schedule],
         "runs": runs,
-        "ratios_naive_over_grouped": {
-            key: _ratio(naive[key], grouped[key]) for key in ("total_s", "swaps")
-        }
-        | {
-            key: _ratio(naive["latency"][key], grouped["latency"][key])
-            for key in ("p50_s", "p95_s")
-        },
+        "ratios_naive_over_grouped": _over(runs["fifo-mutex"], grouped),
+        "ratios_fifo_over_grouped": _over(runs["fifo"], grouped),
+    }
+
+
+def _over(run: dict[str, Any], grouped: dict[str, Any]) -> dict[str, float | None]:
+    """``run``'s total time, swaps and latency quantiles over the grouped scheduler's."""
+    totals = {key: _ratio(run[key], grouped[key]) for key in ("total_s", "swaps")}
+    return totals | {
+        key: _ratio(run["latency"][key], grouped["latency"][key]) for key in ("p50_s", "p95_s")
     }
 
 

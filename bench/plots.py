@@ -51,7 +51,7 @@ def _axes(axis: Axes, title: str, xlabel: str, ylabel: str, ticks: list[int]) ->
 
 
 def mixed(parts: dict[str, Any]) -> tuple[Any, str] | None:
-    """Latency of each request by arrival, grouped scheduler vs naive mutex."""
+    """Latency of each request by arrival: grouped scheduler, arrival order, naive mutex."""
     part = parts.get("mixed")
     if not part or "runs" not in part:
         return None

@@ -175,15 +175,21 @@ def _mixed_rows(part: dict[str, Any] | None) -> list[list[str]]:
             f"p50 {lat['p50_s']:.2f} s, p95 {lat['p95_s']:.2f} s, ok {run['ok']}/{run['requests']}"
         )
         rows.append(["2. mixed 3 models", policy, value, note])
-    ratios = part["ratios_naive_over_grouped"]
-    rows.append(
-        [
-            "2. mixed 3 models",
-            "naive/grouped",
-            f"time x{_fmt(ratios['total_s'])}, swaps x{_fmt(ratios['swaps'])}",
-            f"p50 x{_fmt(ratios['p50_s'])}, p95 x{_fmt(ratios['p95_s'])}",
-        ]
-    )
+    for key, arm in (
+        ("ratios_fifo_over_grouped", "fifo/grouped"),
+        ("ratios_naive_over_grouped", "naive/grouped"),
+    ):
+        ratios = part.get(key)
+        if ratios is None:
+            continue
+        rows.append(
+            [
+                "2. mixed 3 models",
+                arm,
+                f"time x{_fmt(ratios['total_s'])}, swaps x{_fmt(ratios['swaps'])}",
+                f"p50 x{_fmt(ratios['p50_s'])}, p95 x{_fmt(ratios['p95_s'])}",
+            ]
+        )
     return rows
 
 

@@ -5,8 +5,9 @@ Every figure is a ratio or a distribution against a baseline measured in the sam
 1. ``throughput``: N = 1, 2, 4, 8 concurrent chat requests through the gateway vs directly to
    the same vLLM CPU server (SmolLM2-135M), tokens/s; ``swarm-batching``: N concurrent swarm
    runs, runs/min and tokens/s, same two arms (target: the gateway keeps >= 0.9 at every N).
-2. ``mixed``: one mixed 3-model schedule under the ``grouped`` scheduler vs the naive
-   ``fifo-mutex`` (one request at a time, FIFO eviction): total time, swaps, p50/p95.
+2. ``mixed``: one mixed 3-model schedule under the ``grouped`` scheduler vs ``fifo`` (swaps in
+   arrival order, ready models still batch) and the naive ``fifo-mutex`` (one request at a
+   time, FIFO eviction): total time, swaps, p50/p95.
 3. ``swap-vllm`` / ``swap-fake``: swap latency per backend kind.
 4. ``prefix``: vLLM's prefix-cache hit rate over one swarm run and over 10 concurrent runs,
    stable-first prompt layout vs variable-first.
@@ -103,7 +104,10 @@ NOTES = [
     "both arms.",
     "2: 60 requests, Poisson arrivals over about 8 s (seed 4), each for one of 3 fake models "
     "(1 s load, 600 MB, 32 tokens at 128 tokens/s); budget 900 MB (one model); the shipped "
-    "scheduling defaults (max_wait_s 10, linger_s 2); the policies run back to back.",
+    "scheduling defaults (max_wait_s 10, linger_s 2); the policies run back to back: "
+    "`grouped` (the gateway's), `fifo` (the device swaps to the oldest request's model, a "
+    "ready model's queue still goes at once: grouping alone is what differs) and `fifo-mutex` "
+    "(one request at a time as well).",
     "2: latency = last byte - scheduled arrival; swaps = loads counted by the gateway "
     "(/running), the first cold load included. The fake backend batches perfectly (it sleeps), "
     "so the grouped scheduler's concurrency costs nothing there; real vLLM on 2 cores gains "

@@ -112,10 +112,12 @@ class BudgetConfig(_Strict):
 class SchedulingConfig(_Strict):
     """Admission, grouping and time limits."""
 
-    policy: Literal["grouped", "fifo-mutex"] = Field(
+    policy: Literal["grouped", "fifo", "fifo-mutex"] = Field(
         default="grouped",
         description="grouped: concurrent admission, queues grouped by model, cost-aware "
-        "eviction. fifo-mutex: the naive baseline (one request at a time, FIFO eviction).",
+        "eviction. fifo: a baseline that swaps in arrival order (ready models still batch; "
+        "FIFO eviction). fifo-mutex: the naive baseline (one request at a time, FIFO "
+        "eviction).",
     )
     max_wait_s: float = Field(
         default=10.0,

@@ -270,10 +270,51 @@ class FifoMutexPolicy:
         return Plan(unload=unload, recheck_s=ttl_next)
 
 
+class FifoPolicy:
+    """A baseline without grouping: ready models batch, but the device swaps in arrival order.
+
+    The model of the oldest waiting request is the one to serve next, however few requests
+    it has and however many the resident model still has queued (what a swapping proxy such
+    as llama-swap does). Its own queue is admitted whole, so the mutex policy's loss of
+    concurrency is not mixed into the comparison with :class:`GroupedPolicy`.
+    """
+
+    name = "fifo"
+
+    def admits_directly(self, model: ModelView) -> bool:
+        """Never: a new request must not pass one that waits for another model."""
+        del model
+        return False
+
+    def victims(self, target: ModelView, view: DeviceView, now: float) -> tuple[str, ...] | None:
+        """Unload in load order."""
+        resident = [m.as_resident() for m in view.resident()]
+        return evict_fifo(target.as_resident(loaded=True), resident, view.budget, now)
+
+    def plan(self, view: DeviceView, now: float) -> Plan:
+        """Serve the oldest request's model; load it, as soon as its victims drained, if needed.
+
+        Ready models that the load leaves in place take their queues too (a budget of several
+        models); the victims take nothing more and drain while the load waits for them.
+        """
+        unload, ttl_next = expired(view, now)
+        waiting = [m for m in view.models if m.queued]
+        if not waiting:
+            return Plan(unload=unload, recheck_s=ttl_next)
+        head = max(waiting, key=lambda m: (m.oldest_wait_s, m.name))
+        ready = [m.name for m in waiting if m.state is ModelState.READY]
+        if head.state not in LOADABLE:  # ready, or already on its way in or out
+            return Plan(admit=dict.fromkeys(ready, ALL), unload=unload, recheck_s=ttl_next)
+        victims = set(self.victims(head, view, now) or ())
+        admit = dict.fromkeys((name for name in ready if name not in victims), ALL)
+        return Plan(admit=admit, load=head.name, unload=unload)
+
+
 def policy_for(name: str) -> SchedulingPolicy:
     """The policy called ``name`` in the config."""
     policies: dict[str, SchedulingPolicy] = {
         GroupedPolicy.name: GroupedPolicy(),
         FifoMutexPolicy.name: FifoMutexPolicy(),
+        FifoPolicy.name: FifoPolicy(),
     }
     return policies[name]

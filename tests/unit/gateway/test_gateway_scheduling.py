@@ -11,6 +11,7 @@ from runtime.gateway.scheduler import (
     ALL,
     DeviceView,
     FifoMutexPolicy,
+    FifoPolicy,
     GroupedPolicy,
     ModelState,
     ModelView,
@@ -149,8 +150,34 @@ def test_fifo_mutex_runs_one_request_at_a_time_in_arrival_order() -> None:
     assert fifo.plan(head_ready, 0.0).admit == {"a": 1}
 
 
+def test_fifo_swaps_to_the_oldest_request_s_model_but_batches_a_ready_one() -> None:
+    fifo = FifoPolicy()
+    assert not fifo.admits_directly(mv("a", READY))
+    # The resident model's queue waits behind an older request for another model.
+    behind = view(mv("a", READY, in_flight=2, queued=5, oldest_wait_s=1.0), mv("b", queued=1))
+    behind = replace(
+        behind, models=(behind.models[0], replace(behind.models[1], oldest_wait_s=2.0))
+    )
+    plan = fifo.plan(behind, 0.0)
+    assert plan.load == "b" and plan.admit == {}
+    # The head's model is ready: its whole queue goes at once, beside what runs.
+    head_ready = view(mv("a", READY, in_flight=2, queued=4, oldest_wait_s=3.0), mv("b", queued=1))
+    plan = fifo.plan(head_ready, 0.0)
+    assert plan.admit == {"a": ALL} and plan.load is None
+    # A budget of two models: the ready one that the load leaves in place keeps serving.
+    roomy = view(
+        mv("a", READY, queued=2, oldest_wait_s=1.0),
+        mv("b", queued=1, oldest_wait_s=2.0),
+        budget=4 * GB,
+    )
+    plan = fifo.plan(roomy, 0.0)
+    assert plan.load == "b" and plan.admit == {"a": ALL}
+    assert fifo.plan(view(mv("a", READY)), 0.0) == type(plan)()
+
+
 def test_policies_by_name() -> None:
     assert isinstance(policy_for("grouped"), GroupedPolicy)
+    assert isinstance(policy_for("fifo"), FifoPolicy)
     assert isinstance(policy_for("fifo-mutex"), FifoMutexPolicy)
 
 
@@ -274,6 +301,10 @@ def test_grouping_swaps_far_less_than_the_fifo_baseline() -> None:
     _, fifo_swaps = simulate(FifoMutexPolicy(), arrivals, 3.0)
     assert grouped_swaps * 3 < fifo_swaps
     assert max(grouped_waits.values()) <= wait_bound(3, 3.0)
+    # Arrival order alone, concurrency kept: queues that built up during a load go together,
+    # so fewer swaps than the mutex, but more than grouping.
+    _, order_swaps = simulate(FifoPolicy(), arrivals, 3.0)
+    assert grouped_swaps < order_swaps < fifo_swaps
 
 
 def test_a_sleeping_model_that_keeps_device_bytes_is_resident_and_can_be_stopped() -> None:
