@@ -20,7 +20,8 @@ Every figure is a ratio or a distribution against a baseline measured in the sam
 
 Writes ``<out>/<date>-<host>.json`` (every raw number, the command, the machine, the versions),
 ``.md`` (the table) and PNG plots, and prints the table; ``--quick`` runs smaller sizes
-(``-quick`` files). Every server and gateway it starts is stopped on exit, error or Ctrl-C.
+(``-quick`` files); ``--parts`` runs a subset (files named after its parts). Every server and
+gateway it starts is stopped on exit, error or Ctrl-C.
 """
 
 from __future__ import annotations
@@ -297,8 +298,14 @@ def _run_one(part: str, runner: Callable[[], dict[str, Any]], work: Workspace) -
 
 
 def output_stem(results: dict[str, Any]) -> str:
-    """``<YYYY-MM-DD>-<host>`` (``-quick`` appended for a quick run)."""
+    """``<YYYY-MM-DD>-<host>``, then ``-<part>...`` for a subset and ``-quick`` for a quick run.
+
+    A run of some parts never overwrites the files of a whole run of the same day.
+    """
     stem = f"{results['date']}-{results['machine']['hostname']}"
+    subset = results.get("parts_requested")
+    if subset and set(subset) != set(PARTS):
+        stem += "-" + "-".join(subset)
     return stem + ("-quick" if results["quick"] else "")
 
 
@@ -341,6 +348,7 @@ def collect(args: argparse.Namespace, work: Workspace) -> dict[str, Any]:
         "started_at": now.isoformat(timespec="seconds"),
         "command": shlex.join([_python(), "-m", "bench.suite", *sys.argv[1:]]),
         "quick": args.quick,
+        "parts_requested": list(args.parts),
         "machine": host,
         "versions": versions(),
     }

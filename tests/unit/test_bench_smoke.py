@@ -18,7 +18,7 @@ from bench import swarm_parts as sp
 from bench.harness import FakeSpec, Workspace, bench_dtype, cpu_matmul_flags
 from bench.parts import SMALL, MixedSizes, mixed_workload, swap_steps
 from bench.report import summary_rows, text_table, write_outputs
-from bench.suite import Sizes, output_stem, parse_args, scaled_sizes
+from bench.suite import PARTS, Sizes, output_stem, parse_args, scaled_sizes
 from graphs import evaluate
 from graphs.state import NodeMetrics
 from runtime.process import free_port
@@ -74,6 +74,9 @@ def test_the_mixed_workload_runs_under_every_policy_and_reports(tmp_path: Path) 
         "2000-01-01-smoke-quick.json",
         "2000-01-01-smoke-quick.md",
     ]
+    # A subset of the parts never overwrites a whole run's files.
+    assert output_stem({**results, "parts_requested": ["mixed"]}) == "2000-01-01-smoke-mixed-quick"
+    assert output_stem({**results, "parts_requested": list(PARTS)}) == "2000-01-01-smoke-quick"
     assert json.loads(written[0].read_text())["parts"]["mixed"]["runs"]["grouped"]["ok"] == 6
     assert "| 2. mixed 3 models | fifo-mutex |" in written[1].read_text()
     table = text_table(summary_rows(results))

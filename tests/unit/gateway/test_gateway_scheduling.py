@@ -323,3 +323,20 @@ def test_a_sleeping_model_that_keeps_device_bytes_is_resident_and_can_be_stopped
     tight = view(asleep, ready, target, budget=int(2.2 * GB))
     both = GroupedPolicy().victims(target, tight, 100.0)
     assert both is not None and set(both) == {"asleep", "ready"}  # 1 + 0.5 GB freed
+
+
+def test_a_busy_group_holds_the_device_only_as_long_as_the_swap_would_cost() -> None:
+    busy = mv("a", READY, in_flight=3, last_used=50.0, loaded_at=1.0)
+    cheap = replace(mv("b", queued=1, oldest_wait_s=2.9), reload_s=3.0)
+    plan = GroupedPolicy().plan(view(busy, cheap, max_wait_s=10.0), 50.0)
+    assert plan.load is None and plan.recheck_s == pytest.approx(0.1)
+    cheap_due = replace(cheap, oldest_wait_s=3.0)
+    assert GroupedPolicy().plan(view(busy, cheap_due, max_wait_s=10.0), 50.0).load == "b"
+    # A start of tens of seconds: the group keeps the device up to max_wait_s, no longer.
+    dear = replace(cheap, oldest_wait_s=9.0, reload_s=40.0)
+    assert GroupedPolicy().plan(view(busy, dear, max_wait_s=10.0), 50.0).load is None
+    dear_due = replace(dear, oldest_wait_s=10.0)
+    assert GroupedPolicy().plan(view(busy, dear_due, max_wait_s=10.0), 50.0).load == "b"
+    # Never under linger_s: a lease announces the request that follows it.
+    instant = replace(cheap, oldest_wait_s=1.0, reload_s=0.1)
+    assert GroupedPolicy().plan(view(busy, instant, max_wait_s=10.0), 50.0).load is None
