@@ -115,9 +115,9 @@ class SchedulingConfig(_Strict):
     policy: Literal["grouped", "fifo", "fifo-mutex"] = Field(
         default="grouped",
         description="grouped: concurrent admission, queues grouped by model, cost-aware "
-        "eviction. fifo: a baseline that swaps in arrival order (ready models still batch; "
-        "FIFO eviction). fifo-mutex: the naive baseline (one request at a time, FIFO "
-        "eviction).",
+        "eviction. fifo: the device swaps in arrival order, ready models still batch, FIFO "
+        "eviction (shorter waits, more swaps). fifo-mutex: the naive baseline for benchmarks "
+        "(one request at a time, FIFO eviction).",
     )
     max_wait_s: float = Field(
         default=10.0,
