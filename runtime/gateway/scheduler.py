@@ -254,13 +254,11 @@ class GroupedPolicy:
         return Plan(admit=admit, unload=unload, recheck_s=_min_optional(recheck, ttl_next))
 
 
-class FifoMutexPolicy:
-    """The naive baseline: a global mutex, one request at a time, FIFO order and eviction."""
-
-    name = "fifo-mutex"
+class _ArrivalOrder:
+    """What the FIFO policies share: every request queues, and models go in load order."""
 
     def admits_directly(self, model: ModelView) -> bool:
-        """Never: every request takes the global mutex in arrival order."""
+        """Never: a new request must not pass one that waits (for the mutex, another model)."""
         del model
         return False
 
@@ -268,6 +266,12 @@ class FifoMutexPolicy:
         """Unload in load order."""
         resident = [m.as_resident() for m in view.resident()]
         return evict_fifo(target.as_resident(loaded=True), resident, view.budget, now)
+
+
+class FifoMutexPolicy(_ArrivalOrder):
+    """The naive baseline: a global mutex, one request at a time, FIFO order and eviction."""
+
+    name = "fifo-mutex"
 
     def plan(self, view: DeviceView, now: float) -> Plan:
         """Admit the oldest request once nothing runs, loading its model first if needed."""
@@ -285,26 +289,16 @@ class FifoMutexPolicy:
         return Plan(unload=unload, recheck_s=ttl_next)
 
 
-class FifoPolicy:
-    """A baseline without grouping: ready models batch, but the device swaps in arrival order.
+class FifoPolicy(_ArrivalOrder):
+    """Arrival order without grouping: ready models batch, the device swaps in arrival order.
 
     The model of the oldest waiting request is the one to serve next, however few requests
     it has and however many the resident model still has queued (what a swapping proxy such
     as llama-swap does). Its own queue is admitted whole, so the mutex policy's loss of
-    concurrency is not mixed into the comparison with :class:`GroupedPolicy`.
+    concurrency is not mixed into a comparison with :class:`GroupedPolicy`.
     """
 
     name = "fifo"
-
-    def admits_directly(self, model: ModelView) -> bool:
-        """Never: a new request must not pass one that waits for another model."""
-        del model
-        return False
-
-    def victims(self, target: ModelView, view: DeviceView, now: float) -> tuple[str, ...] | None:
-        """Unload in load order."""
-        resident = [m.as_resident() for m in view.resident()]
-        return evict_fifo(target.as_resident(loaded=True), resident, view.budget, now)
 
     def plan(self, view: DeviceView, now: float) -> Plan:
         """Serve the oldest request's model; load it, as soon as its victims drained, if needed.
