@@ -133,9 +133,9 @@ NOTES = [
     "1 - (model-call time on the critical path) / wall.",
     "7: scripted fake answers (the code fails its checks for 3 rounds), real prompts built by "
     "the real nodes, counted with SmolLM2's tokenizer (message contents, no chat template).",
-    "8: the first task only, no revisions (Qwen2.5-Coder-0.5B writes about 8 tokens/s in "
-    "all on 2 cores: the whole set of 33 takes hours there); `make eval` (`edgeswarm eval`) "
-    "runs the whole set. "
+    "8: the first task only, no revisions (the whole set of 33 with one revision, `make "
+    "eval`, took 25 min on 2 Xeon cores with AMX, and takes hours on 2 cores without "
+    "AVX-512, where Qwen2.5-Coder-0.5B writes about 8 tokens/s in all). "
     "The default role models (Qwen2.5-Coder-0.5B: researcher, summarizer, coder; "
     "SmolLM2-135M: auditors, fallback) behind the embedded gateway; the direct arm = one "
     "call of the coder model with the coder's system prompt, the bare task and the coder's "
