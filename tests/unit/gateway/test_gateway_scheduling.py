@@ -154,9 +154,9 @@ def test_fifo_swaps_to_the_oldest_request_s_model_but_batches_a_ready_one() -> N
     fifo = FifoPolicy()
     assert not fifo.admits_directly(mv("a", READY))
     # The resident model's queue waits behind an older request for another model.
-    behind = view(mv("a", READY, in_flight=2, queued=5, oldest_wait_s=1.0), mv("b", queued=1))
-    behind = replace(
-        behind, models=(behind.models[0], replace(behind.models[1], oldest_wait_s=2.0))
+    behind = view(
+        mv("a", READY, in_flight=2, queued=5, oldest_wait_s=1.0),
+        mv("b", queued=1, oldest_wait_s=2.0),
     )
     plan = fifo.plan(behind, 0.0)
     assert plan.load == "b" and plan.admit == {}
