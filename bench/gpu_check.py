@@ -5,7 +5,10 @@
 1. ``nvml``: :func:`runtime.nvml.device_memory` against CUDA's own ``cudaMemGetInfo`` (PyTorch,
    in a child process).
 2. ``probe``: :func:`runtime.gateway.budget.measure_footprint` of a child process group that
-   holds a known number of bytes on the GPU (PyTorch), against NVML's device totals.
+   holds a known number of bytes on the GPU (PyTorch), against NVML's device totals: NVML's
+   per-process figure where it lists the child's PID (``attributed``; not in a container with
+   its own PID namespace, where NVML lists host PIDs), and the gateway's figure with a device
+   mark taken before the hold (the difference of used bytes where NVML cannot attribute).
 3. ``gateway``: the real gateway (``python -m runtime.gateway.cli``, device ``cuda``, the
    budget from NVML) with three fake model servers that hold real GPU memory
    (``tests/fakes/vllm_backend.py --gpu-bytes``): two swap by sleeping (their bytes move to
@@ -43,7 +46,7 @@ from typing import Any
 import httpx
 import yaml
 
-from runtime.gateway.budget import measure_footprint
+from runtime.gateway.budget import device_mark, measure_footprint
 from runtime.nvml import NVMLUnavailableError, device_memory
 from runtime.process import ManagedProcess, free_port
 from runtime.settings import Device
@@ -84,11 +87,13 @@ def _stop(child: subprocess.Popen[str]) -> None:
 def check_nvml_and_probe(nbytes: int) -> dict[str, Any]:
     """Parts 1 and 2: NVML against CUDA, and the per-process probe against a known hold."""
     before = device_memory(0)
+    mark = device_mark(0)
     child, cuda_free, cuda_total = _hold(nbytes)
     try:
         time.sleep(1.0)
         during = device_memory(0)
-        measured = measure_footprint(child.pid, Device.CUDA)
+        attributed = measure_footprint(child.pid, Device.CUDA)
+        measured = measure_footprint(child.pid, Device.CUDA, since=mark)
     finally:
         _stop(child)
     context = (measured or 0) - nbytes
@@ -101,6 +106,7 @@ def check_nvml_and_probe(nbytes: int) -> dict[str, Any]:
         "cuda_free_while_held": cuda_free,
         "free_diff": during.free - cuda_free,
         "held_bytes": nbytes,
+        "attributed_bytes": attributed,
         "measured_bytes": measured,
         "context_bytes": context,
         "nvml_used_delta": during.used - before.used,

@@ -5,6 +5,14 @@ configured ``budget.bytes``; when NVML fails the gateway degrades to ``budget.by
 warning. On CPU it is ``budget.bytes`` or a fraction of system RAM. After a load the gateway
 measures what the server really holds: NVML's per-process GPU memory on CUDA, the proportional
 set size (PSS) of the server's process tree on CPU.
+
+In a container with its own PID namespace (Docker's and Kubernetes' default) NVML reports
+host PIDs, which match none of the server's: per-process figures cannot be attributed there.
+The gateway then measures by difference: NVML's device-wide used bytes before and after the
+load or sleep, which it carries out alone (under the device mutex), so the difference is that
+server's. Resident models keep batching meanwhile, but vLLM reserves its KV cache up front, so
+their device memory stays put; a process outside the gateway allocating at that moment would
+be counted to the server (on the safe side), one freeing would hide part of it.
 """
 
 from __future__ import annotations
@@ -147,11 +155,31 @@ def pss_bytes(pids: list[int], proc: Path = Path("/proc")) -> int:
     return total
 
 
-def gpu_bytes(pids: list[int], index: int = 0) -> int | None:
-    """GPU memory NVML reports for ``pids`` on GPU ``index``; None when NVML cannot tell.
+@dataclass(frozen=True)
+class DeviceMark:
+    """NVML's device-wide used bytes at one moment, and what the server held on it then."""
 
-    NVML failing mid-run is logged (``footprint_unmeasured``): the ledger keeps the declared
-    footprint, so the budget still holds, only unchecked against what the GPU really holds.
+    used: int
+    held: int
+
+
+def device_mark(index: int = 0, held: int = 0) -> DeviceMark | None:
+    """A :class:`DeviceMark` of GPU ``index`` now; None when NVML cannot tell."""
+    try:
+        return DeviceMark(device_memory(index).used, held)
+    except NVMLUnavailableError:
+        return None
+
+
+def gpu_bytes(pids: list[int], index: int = 0, since: DeviceMark | None = None) -> int | None:
+    """GPU memory of ``pids`` on GPU ``index``; None when NVML cannot tell.
+
+    NVML's per-process figures when it lists any of ``pids`` with a figure. Otherwise (NVML
+    lists host PIDs in another PID namespace, or gives no per-process figure) and with a mark
+    taken before the change: what the server held then plus the change in the device's used
+    bytes since, never below 0 (``footprint_by_difference``, info). Without a mark, or NVML
+    failing mid-run, None and a warning (``footprint_unmeasured``): the ledger keeps the
+    declared footprint, so the budget still holds, only unchecked against the GPU.
     """
     import pynvml
 
@@ -164,21 +192,49 @@ def gpu_bytes(pids: list[int], index: int = 0) -> int | None:
         handle = pynvml.nvmlDeviceGetHandleByIndex(index)
         running = pynvml.nvmlDeviceGetComputeRunningProcesses(handle)
         wanted = set(pids)
-        return sum(int(p.usedGpuMemory or 0) for p in running if p.pid in wanted)
+        figures = [p.usedGpuMemory for p in running if p.pid in wanted]
+        if figures and all(figure is not None for figure in figures):
+            return sum(int(figure) for figure in figures)
+        why = (
+            "NVML gives no per-process figure for the server"
+            if figures
+            else f"NVML lists none of the server's PIDs {sorted(wanted)} (a PID namespace?)"
+        )
+        if since is None:
+            _log.warning("footprint_unmeasured", gpu=index, reason=why)
+            return None
+        used = int(pynvml.nvmlDeviceGetMemoryInfo(handle).used)
     except pynvml.NVMLError as err:
         _log.warning("footprint_unmeasured", gpu=index, reason=f"NVML query failed: {err}")
         return None
     finally:
         pynvml.nvmlShutdown()
+    measured = max(0, since.held + used - since.used)
+    _log.info(
+        "footprint_by_difference",
+        gpu=index,
+        reason=why,
+        held_bytes=since.held,
+        used_before=since.used,
+        used_after=used,
+        measured_bytes=measured,
+    )
+    return measured
 
 
-def measure_footprint(pgid: int | None, device: Device, gpu_index: int = 0) -> int | None:
-    """What a server's process group holds now: GPU bytes on CUDA, PSS on CPU."""
+def measure_footprint(
+    pgid: int | None, device: Device, gpu_index: int = 0, since: DeviceMark | None = None
+) -> int | None:
+    """What a server's process group holds now: GPU bytes on CUDA, PSS on CPU.
+
+    ``since`` (CUDA): a mark taken before the load or sleep being measured, for when NVML
+    cannot attribute memory to the server's processes (see :func:`gpu_bytes`).
+    """
     if pgid is None:
         return None
     pids = process_group_pids(pgid)
     if not pids:
         return None
     if device is Device.CUDA:
-        return gpu_bytes(pids, gpu_index)
+        return gpu_bytes(pids, gpu_index, since)
     return pss_bytes(pids)

@@ -16,7 +16,7 @@ from typing import NoReturn
 import httpx
 
 from runtime.gateway.backends import ProcessBackend
-from runtime.gateway.budget import measure_footprint
+from runtime.gateway.budget import DeviceMark, device_mark, measure_footprint
 from runtime.gateway.config import format_bytes
 from runtime.gateway.errors import ModelUnavailableError
 from runtime.gateway.eviction import ResidentModel, evict_for
@@ -108,6 +108,7 @@ class Residency:
         if not await self._make_host_room(slot, host_need):
             return False
         self.ledger.reserve(slot.name, host_need, host=True)
+        mark = await self._mark(self.ledger.device.get(slot.name, slot.footprint))
         started = time.monotonic()
         try:
             await backend.sleep(self._client, slot.sleep_level)
@@ -116,7 +117,7 @@ class Residency:
             _log.warning("sleep_failed", model=slot.name, error=str(err))
             return False
         seconds = time.monotonic() - started
-        kept = await self._sleeping_remains(slot, backend)
+        kept = await self._sleeping_remains(slot, backend, mark)
         freed = self.ledger.release(slot.name)
         if kept:
             self.ledger.reserve(slot.name, kept)  # fits: it held more a moment ago
@@ -134,7 +135,15 @@ class Residency:
         )
         return True
 
-    async def _sleeping_remains(self, slot: ModelSlot, backend: ProcessBackend) -> int:
+    async def _mark(self, held: int) -> DeviceMark | None:
+        """On CUDA, the device's used bytes before a load or sleep (see ``gpu_bytes``)."""
+        if self.device is not Device.CUDA:
+            return None
+        return await asyncio.to_thread(device_mark, self.gpu_index, held)
+
+    async def _sleeping_remains(
+        self, slot: ModelSlot, backend: ProcessBackend, mark: DeviceMark | None
+    ) -> int:
         """Device bytes a slept server still holds: measured on CUDA, else as declared.
 
         vLLM's sleep frees weights and KV cache but keeps its CUDA context, graph pools and
@@ -143,7 +152,7 @@ class Residency:
         measured = None
         if self.device is Device.CUDA:
             measured = await asyncio.to_thread(
-                measure_footprint, backend.pid, self.device, self.gpu_index
+                measure_footprint, backend.pid, self.device, self.gpu_index, mark
             )
         kept = slot.sleep_device_footprint if measured is None else measured
         return min(kept, self.ledger.device.get(slot.name, slot.footprint))
@@ -243,6 +252,7 @@ class Residency:
         self._reserve(slot)
         slot.state = ModelState.STARTING
         _log.info("load_start", model=slot.name, bytes=slot.footprint)
+        mark = await self._mark(0)
         started = time.monotonic()
         try:
             await backend.start()
@@ -256,11 +266,11 @@ class Residency:
         seconds = time.monotonic() - started
         if slot.swap != "sleep":
             slot.reload_s = seconds
-        await self._settle_footprint(slot, backend, seconds)
+        await self._settle_footprint(slot, backend, seconds, mark)
         self._became_ready(slot, seconds, "load")
 
     async def _settle_footprint(
-        self, slot: ModelSlot, backend: ProcessBackend, seconds: float
+        self, slot: ModelSlot, backend: ProcessBackend, seconds: float, mark: DeviceMark | None
     ) -> None:
         """Measure what the server holds; on CUDA account the larger figure, within budget.
 
@@ -270,7 +280,7 @@ class Residency:
         stopped and marked failed with a message naming both figures.
         """
         measured = await asyncio.to_thread(
-            measure_footprint, backend.pid, self.device, self.gpu_index
+            measure_footprint, backend.pid, self.device, self.gpu_index, mark
         )
         _log.info(
             "load_end",

@@ -2,12 +2,14 @@
 
 Start: ``python tests/fakes/vllm_backend.py --port N --model NAME [--load-time S]
 [--footprint BYTES] [--token-rate TOKENS_PER_S] [--latency S] [--tokens N] [--sleep-mode]
-[--tag TEXT] [--answers FILE] [--gpu-bytes BYTES]``.
+[--tag TEXT] [--answers FILE] [--gpu-bytes BYTES [--sim-gpu-dir DIR] [--gpu-context-bytes N]]``.
 
 ``--gpu-bytes`` (needs PyTorch and a CUDA GPU; for ``bench/gpu_check.py``) makes it hold that
 much real GPU memory while awake, as vLLM's weights and KV cache: asleep at level 1 the bytes
 move to host RAM, at level 2 they are dropped, and waking brings them back; like vLLM, the
-process keeps its CUDA context while asleep.
+process keeps its CUDA context while asleep. With ``--sim-gpu-dir`` nothing is allocated: the
+process writes what it would hold (``--gpu-bytes`` plus ``--gpu-context-bytes`` awake, the
+context bytes asleep) to the file ``DIR/PID``, where a test's fake NVML reads the device.
 
 It behaves like ``vllm.entrypoints.openai.api_server`` where the gateway can tell:
 ``/health`` answers 503 until the load time has passed; ``/v1/chat/completions`` and
@@ -75,6 +77,38 @@ class GpuHold:
         torch.cuda.synchronize()
 
 
+class SimulatedGpuHold:
+    """GPU memory on paper: ``DIR/PID`` holds the bytes a fake NVML reports for this process."""
+
+    def __init__(self, nbytes: int, context: int, directory: Path) -> None:
+        self.nbytes = nbytes
+        self.context = context
+        self.path = directory / str(os.getpid())
+        self.awake = True
+        self._write()
+
+    def _write(self) -> None:
+        held = self.context + (self.nbytes if self.awake else 0)
+        partial = self.path.with_suffix(".tmp")
+        partial.write_text(str(held))
+        partial.replace(self.path)  # a reader never sees a half-written figure
+
+    def on_gpu(self) -> int:
+        """Bytes of weights and KV cache on the GPU now (the context not counted)."""
+        return self.nbytes if self.awake else 0
+
+    def sleep(self, level: int) -> None:
+        """Weights and KV cache leave the GPU; the context stays."""
+        del level
+        self.awake = False
+        self._write()
+
+    def wake(self) -> None:
+        """Back on the GPU."""
+        self.awake = True
+        self._write()
+
+
 class Backend:
     def __init__(self, args: argparse.Namespace) -> None:
         self.model: str = args.model
@@ -86,7 +120,11 @@ class Backend:
         self.tag: str = args.tag
         self.answers: dict[str, Any] = json.loads(args.answers.read_text()) if args.answers else {}
         self.ready_at = time.monotonic() + args.load_time
-        self.gpu = GpuHold(args.gpu_bytes) if args.gpu_bytes else None
+        self.gpu: GpuHold | SimulatedGpuHold | None = None
+        if args.gpu_bytes and args.sim_gpu_dir is not None:
+            self.gpu = SimulatedGpuHold(args.gpu_bytes, args.gpu_context_bytes, args.sim_gpu_dir)
+        elif args.gpu_bytes:
+            self.gpu = GpuHold(args.gpu_bytes)
         self.sleeping = False
         self.sleep_level = 0
         self.in_flight = 0
@@ -291,6 +329,8 @@ def main() -> None:
     parser.add_argument("--tag", default="")
     parser.add_argument("--answers", type=Path, help="JSON object: schema name -> answer")
     parser.add_argument("--gpu-bytes", type=int, default=0, help="real GPU memory to hold")
+    parser.add_argument("--sim-gpu-dir", type=Path, help="simulate --gpu-bytes: DIR/PID files")
+    parser.add_argument("--gpu-context-bytes", type=int, default=0, help="kept asleep (sim)")
     args = parser.parse_args()
     uvicorn.run(
         build_app(Backend(args)),

@@ -49,7 +49,8 @@ def fake_model(name: str, tag: str, *, footprint: int = 600 * MB, **opts: Any) -
     """A `command` model running the fake vLLM server."""
     args = [sys.executable, str(FAKE_VLLM), "--port", "{port}", "--model", "{name}"]
     args += ["--footprint", str(footprint), "--tag", tag]
-    for key in ("load_time", "token_rate", "latency", "tokens", "answers"):
+    keys = ("load_time", "token_rate", "latency", "tokens", "answers")
+    for key in (*keys, "gpu_bytes", "sim_gpu_dir", "gpu_context_bytes"):
         if key in opts:
             args += [f"--{key.replace('_', '-')}", str(opts.pop(key))]
     if opts.get("swap") == "sleep":
@@ -472,8 +473,8 @@ async def test_a_sleeping_model_past_the_sleep_ttl_is_stopped(tmp_path: Path, ta
 def measured_as(sizes: dict[str, int], live_tag: str) -> Any:
     """A footprint probe that reports ``sizes[model]`` for the fake server of that model."""
 
-    def probe(pgid: int | None, device: Any, gpu_index: int = 0) -> int | None:
-        del device, gpu_index
+    def probe(pgid: int | None, device: Any, gpu_index: int = 0, since: Any = None) -> int | None:
+        del device, gpu_index, since
         argv = (Path("/proc") / str(pgid) / "cmdline").read_bytes().split(b"\0")
         assert live_tag.encode() in argv
         return sizes.get(argv[argv.index(b"--model") + 1].decode())
@@ -595,8 +596,8 @@ async def test_remains_measured_above_the_expected_stop_a_sleeping_model_to_make
     The ledger never exceeds the budget."""
     service: list[GatewayService] = []
 
-    def probe(pgid: int | None, device: Any, gpu_index: int = 0) -> int | None:
-        del device, gpu_index
+    def probe(pgid: int | None, device: Any, gpu_index: int = 0, since: Any = None) -> int | None:
+        del device, gpu_index, since
         argv = (Path("/proc") / str(pgid) / "cmdline").read_bytes().split(b"\0")
         slot = service[0].slots[argv[argv.index(b"--model") + 1].decode()]
         asleep = slot.state is ModelState.STOPPING  # measured right after its sleep

@@ -76,3 +76,99 @@ async def test_nvml_failing_leaves_the_configured_budget_and_swaps_within_it(
     unmeasured = [e for e in logs if e["event"] == "footprint_unmeasured"]
     loads_after = live.service.metrics.swap_count() - (0 if fails == "at-start" else 1)
     assert len(unmeasured) == loads_after and "GPU is lost" in unmeasured[-1]["reason"]
+
+
+@dataclass
+class SimulatedGPU:
+    """pynvml answering for one GPU whose memory the fake servers write to ``directory``
+    (their ``--sim-gpu-dir``, a file per PID). ``pid_offset`` shifts the PIDs NVML lists, as
+    in a container with its own PID namespace (NVML lists host PIDs); ``figures`` False makes
+    NVML list no per-process figure (``usedGpuMemory`` None, as some drivers and MIG do)."""
+
+    directory: Path
+    total: int
+    pid_offset: int = 0
+    figures: bool = True
+
+    def held(self) -> dict[int, int]:
+        """PID -> bytes of every live process that holds memory on this GPU."""
+        found = {}
+        for entry in self.directory.iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                state = Path(f"/proc/{entry.name}/stat").read_text().rsplit(")", 1)[1].split()[0]
+            except (OSError, IndexError):
+                continue  # gone: the driver freed its memory
+            if state != "Z":
+                found[int(entry.name)] = int(entry.read_text())
+        return found
+
+    def install(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        def memory(*_: Any) -> SimpleNamespace:
+            used = sum(self.held().values())
+            return SimpleNamespace(total=self.total, free=self.total - used, used=used)
+
+        def processes(*_: Any) -> list[SimpleNamespace]:
+            shift, figures = self.pid_offset, self.figures
+            return [
+                SimpleNamespace(pid=pid + shift, usedGpuMemory=n if figures else None)
+                for pid, n in self.held().items()
+            ]
+
+        calls = {
+            "nvmlDeviceGetMemoryInfo": memory,
+            "nvmlDeviceGetComputeRunningProcesses": processes,
+        }
+        for name, result in _RESULTS.items():
+            monkeypatch.setattr(pynvml, name, calls.get(name, lambda *_, answer=result: answer))
+
+
+@pytest.mark.timeout(90)
+@pytest.mark.parametrize("nvml", ["own-pids", "host-pids", "no-figures"])
+async def test_footprints_are_measured_on_the_gpu_also_where_nvml_cannot_tell_processes_apart(
+    tmp_path: Path, tag: str, monkeypatch: pytest.MonkeyPatch, nvml: str
+) -> None:
+    """``a`` holds 500 MB, declared 300; ``b`` holds 550 MB awake (declared 600) and its 100 MB
+    context asleep. Where NVML lists the servers' own PIDs with figures, the gateway reads
+    them; where it lists host PIDs (a container) or no figures, it measures each load and sleep
+    by difference of the device's used bytes: the same 500 MB for ``a``, and for sleeping ``b``
+    its 600 MB reservation less the 450 MB freed, 150 MB, on the safe side of the real 100."""
+    gpu = SimulatedGPU(tmp_path / "gpu", 2000 * MB, 4_000_000 if nvml == "host-pids" else 0)
+    gpu.figures = nvml != "no-figures"
+    gpu.directory.mkdir()
+    gpu.install(monkeypatch)
+    sim = {"sim_gpu_dir": gpu.directory, "load_time": 0.1}
+    models = [
+        fake_model("a", tag, footprint=300 * MB, gpu_bytes=500 * MB, **sim),
+        fake_model(
+            "b",
+            tag,
+            swap="sleep",
+            sleep_footprint=450 * MB,
+            gpu_bytes=450 * MB,
+            gpu_context_bytes=100 * MB,
+            **sim,
+        ),
+    ]
+    config = write_config(tmp_path, models, 1000 * MB, device="cuda")
+    remains = 100 * MB if nvml == "own-pids" else 150 * MB
+    with structlog.testing.capture_logs() as logs:
+        async with live_gateway(config, tag) as live:
+            assert (await live.chat("a")).status_code == 200
+            assert (await live.model_info("a"))["footprint_bytes"] == 500 * MB  # measured
+            assert (await live.chat("b")).status_code == 200  # a stopped: 500 + 600 > 1000
+            assert live.service.ledger.device == {"b": 600 * MB}  # 550 measured: declared kept
+            assert (await live.chat("a")).status_code == 200  # b sleeps to make room
+            assert (await live.model_info("b"))["state"] == "sleeping"
+            assert live.service.ledger.device == {"a": 500 * MB, "b": remains}
+            assert sum(gpu.held().values()) == 600 * MB  # what the device really holds
+            assert (await live.chat("b")).status_code == 200  # woken: a stopped
+            assert live.service.ledger.device == {"b": 600 * MB}
+    assert live.service.ledger.violations == [] and not live.violations
+    events = [e["event"] for e in logs]
+    assert "footprint_unmeasured" not in events
+    by_difference = [e for e in logs if e["event"] == "footprint_by_difference"]
+    assert len(by_difference) == (0 if nvml == "own-pids" else 4)  # three loads, one sleep
+    if nvml == "host-pids":
+        assert "lists none of the server's PIDs" in by_difference[0]["reason"]
