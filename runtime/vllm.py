@@ -13,6 +13,7 @@ import importlib.metadata
 import importlib.util
 import os
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -50,6 +51,23 @@ def small_cpu_environment(usable: int | None = None) -> dict[str, str]:
 
 STRUCTURED_OUTPUTS_FLAG = "--structured-outputs-config"
 COMPACT_JSON = '{"backend": "xgrammar", "disable_any_whitespace": true}'
+GPU_MEMORY_FLAG = "--gpu-memory-utilization"
+
+
+def sets_flag(flag: str, args: Sequence[str]) -> bool:
+    """Whether ``args`` set ``flag`` (``--flag v``, ``--flag=v`` or a ``--flag.key`` part)."""
+    return any(a == flag or a.startswith(flag + "=") or a.startswith(flag + ".") for a in args)
+
+
+def gpu_share(footprint: int, gpu_total: int) -> float:
+    """``--gpu-memory-utilization`` for a server that may hold ``footprint`` of a GPU.
+
+    Rounded down to 4 decimals (a few MB on any card), so the server never takes more than
+    its footprint; at least 0.0001.
+    """
+    return max(1, footprint * 10_000 // gpu_total) / 10_000
+
+
 """Guided JSON without whitespace between tokens (strings keep theirs).
 
 vLLM's JSON grammar lets the model put any whitespace between keys, values and punctuation,
@@ -104,6 +122,9 @@ class VLLMSpec:
     env: dict[str, str] = field(default_factory=dict)
     compact_json: bool = True
     """Start the server with :data:`COMPACT_JSON` unless ``extra_args`` set the same flag."""
+    gpu_memory_utilization: float | None = None
+    """CUDA: the share of the GPU the server may take (vLLM's default is 0.9, which leaves no
+    room for a second server), unless ``extra_args`` set :data:`GPU_MEMORY_FLAG`."""
 
     def command(self, port: int) -> list[str]:
         """The server's argument vector on ``port``."""
@@ -115,13 +136,11 @@ class VLLMSpec:
             cmd.append("--enforce-eager")
         if self.sleep_mode:
             cmd.append("--enable-sleep-mode")
-        if self.compact_json and not any(
-            arg == STRUCTURED_OUTPUTS_FLAG
-            or arg.startswith(STRUCTURED_OUTPUTS_FLAG + ".")
-            or arg.startswith(STRUCTURED_OUTPUTS_FLAG + "=")
-            for arg in self.extra_args
-        ):
+        if self.compact_json and not sets_flag(STRUCTURED_OUTPUTS_FLAG, self.extra_args):
             cmd += [STRUCTURED_OUTPUTS_FLAG, COMPACT_JSON]
+        share = self.gpu_memory_utilization
+        if self.device is Device.CUDA and share and not sets_flag(GPU_MEMORY_FLAG, self.extra_args):
+            cmd += [GPU_MEMORY_FLAG, f"{share:.4f}"]
         return cmd + list(self.extra_args)
 
     def environment(self) -> dict[str, str]:

@@ -32,11 +32,13 @@ from runtime.gateway.config import (
     RemoteModelConfig,
     VLLMModelConfig,
 )
+from runtime.logs import get_logger
 from runtime.process import ManagedProcess, free_port
 from runtime.settings import Device
-from runtime.vllm import VLLMServer, VLLMSpec
+from runtime.vllm import GPU_MEMORY_FLAG, VLLMServer, VLLMSpec, gpu_share, sets_flag
 
 _SLEEP_CALL_TIMEOUT_S = 120.0
+_log = get_logger("gateway")
 
 
 class BackendError(RuntimeError):
@@ -183,6 +185,8 @@ class BackendContext:
     models_dir: Path
     log_dir: Path
     gpu_index: int = 0
+    gpu_total: int | None = None
+    """Bytes of the GPU (NVML), to give each vLLM server its footprint's share of it."""
     host: str = "127.0.0.1"
     port_for: Callable[[], int] = free_port
     die_with_parent: bool = True
@@ -197,8 +201,18 @@ def resolve_model_dir(entry: VLLMModelConfig, models_dir: Path) -> Path:
 
 def _vllm_launch(entry: VLLMModelConfig, ctx: BackendContext) -> LaunchFactory:
     env = dict(entry.env)
+    share = None
     if ctx.device is Device.CUDA:
         env.setdefault("CUDA_VISIBLE_DEVICES", str(ctx.gpu_index))
+        if ctx.gpu_total:
+            share = gpu_share(entry.footprint, ctx.gpu_total)
+        elif not sets_flag(GPU_MEMORY_FLAG, entry.extra_args):
+            _log.warning(
+                "gpu_share_unknown",
+                model=entry.name,
+                reason="NVML gave no GPU size: vLLM takes its default 0.9 of the GPU; set "
+                f"{GPU_MEMORY_FLAG} in the model's extra_args",
+            )
     spec = VLLMSpec(
         model_dir=resolve_model_dir(entry, ctx.models_dir),
         served_name=entry.name,
@@ -209,6 +223,7 @@ def _vllm_launch(entry: VLLMModelConfig, ctx: BackendContext) -> LaunchFactory:
         sleep_mode=entry.swap == "sleep",
         host=ctx.host,
         env=env,
+        gpu_memory_utilization=share,
     )
 
     def launch() -> Launch:

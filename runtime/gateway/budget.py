@@ -46,6 +46,8 @@ class Budget:
     device_bytes: int
     host_bytes: int
     source: str
+    gpu_total: int | None = None
+    """The GPU's total bytes, where NVML measured them."""
 
 
 def system_ram() -> int:
@@ -106,7 +108,7 @@ def _gpu_budget(
         figure, source = budget.bytes, "budget.bytes (below the NVML figure)"
     if figure <= 0:
         raise ConfigError(f"budget.reserve: leaves no memory on GPU {index} ({memory.name})")
-    return Budget(figure, host, source)
+    return Budget(figure, host, source, memory.total)
 
 
 def plan_budget(config: GatewayConfig, origin: str, device: Device) -> Budget:

@@ -224,7 +224,11 @@ class VLLMModelConfig(_ManagedModel):
     )
     max_model_len: int = Field(default=4096, ge=256, le=131072, description="Context length.")
     cpu_kvcache_gib: int = Field(default=2, ge=1, le=512, description="CPU KV cache (GiB).")
-    extra_args: list[str] = Field(default_factory=list, description="Extra vLLM arguments.")
+    extra_args: list[str] = Field(
+        default_factory=list,
+        description="Extra vLLM arguments. On CUDA the gateway adds --gpu-memory-utilization "
+        "(the footprint's share of the GPU's memory) unless these set it.",
+    )
 
 
 class CommandModelConfig(_ManagedModel):

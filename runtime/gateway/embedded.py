@@ -31,7 +31,6 @@ from runtime.endpoint import ModelNotPulledError, list_models
 from runtime.gateway.config import DEFAULT_TOKEN_ENV
 from runtime.gateway.lock import DeviceBusyError, device_key, is_locked, lock_path, read_holder
 from runtime.logs import get_logger
-from runtime.nvml import NVMLUnavailableError, device_memory
 from runtime.process import ManagedProcess, free_port
 from runtime.provision import ModelStore
 from runtime.settings import Device, Settings
@@ -76,9 +75,7 @@ def served_weights(weights_bytes: int, stored_dtype: str, extra_args: Sequence[s
     return weights_bytes * served // stored
 
 
-def _model_entry(
-    name: str, weights: int, settings: Settings, device: Device, gpu_total: int | None
-) -> dict[str, Any]:
+def _model_entry(name: str, weights: int, settings: Settings, device: Device) -> dict[str, Any]:
     extra = list(settings.vllm_extra_args)
     footprint = estimate_footprint(weights, device, settings.cpu_kvcache_gib)
     entry: dict[str, Any] = {
@@ -91,10 +88,8 @@ def _model_entry(
         "start_timeout_s": settings.server_start_timeout_s,
     }
     if device is Device.CUDA:
-        # vLLM on CUDA takes a fraction of the whole GPU: give it exactly its footprint, and
-        # swap warm through sleep mode (level 1 keeps the weights in host RAM).
-        if gpu_total:
-            extra += ["--gpu-memory-utilization", f"{footprint / gpu_total:.3f}"]
+        # Swap warm through sleep mode (level 1 keeps the weights in host RAM); the gateway
+        # gives each server its footprint's share of the GPU (--gpu-memory-utilization).
         entry.update(
             swap="sleep",
             sleep_level=1,
@@ -120,7 +115,6 @@ def embedded_config(
     """
     catalog = catalog or load_catalog()
     store = ModelStore(settings.models_dir)
-    gpu_total = _gpu_total() if device is Device.CUDA else None
     entries = []
     for name in dict.fromkeys(models):
         local = store.describe(catalog.get(name))
@@ -130,7 +124,7 @@ def embedded_config(
                 f"run `edgeswarm models pull {name}`"
             )
         weights = served_weights(local.size_bytes, local.entry.dtype, settings.vllm_extra_args)
-        entries.append(_model_entry(name, weights, settings, device, gpu_total))
+        entries.append(_model_entry(name, weights, settings, device))
     budget: dict[str, Any]
     if budget_bytes is not None:
         budget = {"bytes": budget_bytes}
@@ -146,13 +140,6 @@ def embedded_config(
         "scheduling": {"request_timeout_s": settings.request_timeout_s},
         "models": entries,
     }
-
-
-def _gpu_total() -> int | None:
-    try:
-        return device_memory(0).total
-    except NVMLUnavailableError:
-        return None
 
 
 def running_gateway(settings: Settings, device: Device, models: Sequence[str]) -> str | None:

@@ -137,6 +137,7 @@ class GatewayService:
             models_dir=setup.models_dir,
             log_dir=setup.log_dir,
             gpu_index=config.gpu_index,
+            gpu_total=setup.budget.gpu_total,
             port_for=port_for,
         )
         backends = build_backends(config, context)

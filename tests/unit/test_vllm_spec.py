@@ -6,10 +6,12 @@ import pytest
 from runtime.settings import Device
 from runtime.vllm import (
     COMPACT_JSON,
+    GPU_MEMORY_FLAG,
     STRUCTURED_OUTPUTS_FLAG,
     VLLMServer,
     VLLMSpec,
     detect_device,
+    gpu_share,
     small_cpu_environment,
 )
 
@@ -104,3 +106,19 @@ def test_guided_json_is_compact_unless_the_user_configures_structured_outputs(
         assert COMPACT_JSON not in cmd and cmd[-len(theirs) :] == list(theirs)
     off = VLLMSpec(model_dir=tmp_path, served_name="m", device=Device.CUDA, compact_json=False)
     assert STRUCTURED_OUTPUTS_FLAG not in off.command(1)
+
+
+def test_a_cuda_server_takes_the_share_of_the_gpu_it_is_given_unless_the_user_sets_one(
+    tmp_path: Path,
+) -> None:
+    def spec(device: Device, *extra: str) -> VLLMSpec:
+        return VLLMSpec(tmp_path, "m", device, extra_args=extra, gpu_memory_utilization=0.25)
+
+    cuda = spec(Device.CUDA).command(1)
+    assert cuda[cuda.index(GPU_MEMORY_FLAG) + 1] == "0.2500"
+    assert GPU_MEMORY_FLAG not in spec(Device.CPU).command(1)
+    for theirs in ((GPU_MEMORY_FLAG, "0.5"), (GPU_MEMORY_FLAG + "=0.5",)):
+        cmd = spec(Device.CUDA, *theirs).command(1)
+        assert cmd.count("0.2500") == 0 and cmd[-len(theirs) :] == list(theirs)
+    assert gpu_share(300, 1200) == 0.25 and gpu_share(400, 1200) == 0.3333
+    assert gpu_share(1, 10**12) == 0.0001  # never 0: vLLM would refuse it

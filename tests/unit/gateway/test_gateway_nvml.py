@@ -16,7 +16,10 @@ from typing import Any
 import pynvml
 import pytest
 import structlog
+import yaml
 
+from runtime.gateway.backends import ProcessBackend
+from runtime.gateway.service import GatewayService, prepare
 from tests.unit.gateway.test_gateway_live import MB, fake_model, live_gateway, write_config
 from tests.unit.gateway.test_gateway_live import tag as tag  # the fixture
 
@@ -172,3 +175,42 @@ async def test_footprints_are_measured_on_the_gpu_also_where_nvml_cannot_tell_pr
     assert len(by_difference) == (0 if nvml == "own-pids" else 4)  # three loads, one sleep
     if nvml == "host-pids":
         assert "lists none of the server's PIDs" in by_difference[0]["reason"]
+
+
+@pytest.mark.parametrize("nvml", ["working", "failing"])
+async def test_each_vllm_server_on_a_gpu_takes_only_its_footprints_share_of_the_gpu(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, nvml: str
+) -> None:
+    """vLLM takes 0.9 of the whole GPU unless told otherwise, so a second server could not
+    start: on CUDA the gateway gives each its footprint's share of the GPU NVML measured
+    (here 1200 MB), unless the config's extra_args say; NVML failing, it warns instead."""
+    FakeNVML(failing=nvml == "failing").install(monkeypatch)
+    weights = tmp_path / "weights"
+    weights.mkdir()
+    (weights / "config.json").write_text("{}")
+    mine = "--gpu-memory-utilization=0.2"
+    models = [
+        {"name": "a", "backend": "vllm", "model": str(weights), "footprint": 300 * MB},
+        {"name": "b", "backend": "vllm", "model": str(weights), "footprint": 400 * MB},
+        {"name": "c", "backend": "vllm", "model": str(weights), "footprint": 300 * MB},
+    ]
+    models[2]["extra_args"] = [mine]
+    config = tmp_path / "gateway.yaml"
+    budget = {"bytes": 1000 * MB}
+    data = {"device": "cuda", "state_dir": str(tmp_path), "budget": budget, "models": models}
+    config.write_text(yaml.safe_dump(data))
+    with structlog.testing.capture_logs() as logs:
+        service = GatewayService(prepare(config))
+    commands = {}
+    for name, slot in service.slots.items():
+        assert isinstance(slot.backend, ProcessBackend)
+        commands[name] = slot.backend._launch().process.command  # built, never started
+    await service.client.aclose()
+    flag = "--gpu-memory-utilization"
+    if nvml == "working":
+        assert commands["a"][commands["a"].index(flag) + 1] == "0.2500"  # 300 of 1200 MB
+        assert commands["b"][commands["b"].index(flag) + 1] == "0.3333"  # rounded down
+    else:
+        unknown = [e["model"] for e in logs if e["event"] == "gpu_share_unknown"]
+        assert unknown == ["a", "b"] and flag not in commands["a"] + commands["b"]
+    assert commands["c"][-1] == mine and flag not in commands["c"]
