@@ -112,7 +112,11 @@ async def test_a_model_server_killed_under_the_coder(tmp_path: Path, tag: str, t
     assert state.report.outcome == "approved"
     failed = [e for e in logs if e["event"] == "model_failed"]
     assert len(failed) == len(killed) and all(e["model"] == "big" for e in failed)
-    assert live.service.metrics.requests[("big", "model_unavailable")] == len(killed)
+    # the killed request fails clearly: the watcher saw the death first (model_unavailable) or
+    # the proxy saw the connection drop first (upstream_error; seen on a loaded machine)
+    requests = live.service.metrics.requests
+    lost = requests[("big", "model_unavailable")] + requests[("big", "upstream_error")]
+    assert lost == len(killed)
     coder = coder_metric(state)
     if times == 1:
         assert coder.model == "big" and coder.attempts == 1  # resent, not a new attempt
