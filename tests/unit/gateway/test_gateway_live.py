@@ -49,8 +49,16 @@ def fake_model(name: str, tag: str, *, footprint: int = 600 * MB, **opts: Any) -
     """A `command` model running the fake vLLM server."""
     args = [sys.executable, str(FAKE_VLLM), "--port", "{port}", "--model", "{name}"]
     args += ["--footprint", str(footprint), "--tag", tag]
-    keys = ("load_time", "token_rate", "latency", "tokens", "answers")
-    for key in (*keys, "gpu_bytes", "sim_gpu_dir", "gpu_context_bytes"):
+    for key in (
+        "load_time",
+        "token_rate",
+        "latency",
+        "tokens",
+        "answers",
+        "gpu_bytes",
+        "sim_gpu_dir",
+        "gpu_context_bytes",
+    ):
         if key in opts:
             args += [f"--{key.replace('_', '-')}", str(opts.pop(key))]
     if opts.get("swap") == "sleep":

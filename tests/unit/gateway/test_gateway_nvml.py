@@ -22,6 +22,7 @@ from runtime.gateway.backends import ProcessBackend
 from runtime.gateway.service import GatewayService, prepare
 from tests.unit.gateway.test_gateway_live import MB, fake_model, live_gateway, write_config
 from tests.unit.gateway.test_gateway_live import tag as tag  # the fixture
+from tests.unit.test_process import pid_alive
 
 _RESULTS: dict[str, Any] = {
     "nvmlInit": None,
@@ -95,17 +96,11 @@ class SimulatedGPU:
 
     def held(self) -> dict[int, int]:
         """PID -> bytes of every live process that holds memory on this GPU."""
-        found = {}
-        for entry in self.directory.iterdir():
-            if not entry.name.isdigit():
-                continue
-            try:
-                state = Path(f"/proc/{entry.name}/stat").read_text().rsplit(")", 1)[1].split()[0]
-            except (OSError, IndexError):
-                continue  # gone: the driver freed its memory
-            if state != "Z":
-                found[int(entry.name)] = int(entry.read_text())
-        return found
+        return {
+            int(entry.name): int(entry.read_text())
+            for entry in self.directory.iterdir()
+            if entry.name.isdigit() and pid_alive(int(entry.name))  # gone: the driver freed it
+        }
 
     def install(self, monkeypatch: pytest.MonkeyPatch) -> None:
         def memory(*_: Any) -> SimpleNamespace:
