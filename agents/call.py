@@ -37,6 +37,11 @@ from agents.transport import EndpointUnavailableError
 T = TypeVar("T", bound=BaseModel)
 ChatFactory = Callable[[str, int], BaseChatModel]
 """Builds a chat model for (model name, max tokens)."""
+Invoker = Callable[
+    [BaseChatModel, type[T], Sequence[BaseMessage], str], Awaitable[StructuredResult[T]]
+]
+"""Asks a chat model for one validated answer (model, schema, messages, model name): guided
+JSON by default (:func:`agents.structured.ainvoke_structured`), or a fenced code block."""
 Leaser = Callable[[str], Awaitable[float]]
 """Makes a model ready to serve; returns the seconds spent waiting (a swap). Raises
 :class:`EndpointUnavailableError` when the endpoint cannot do it now."""
@@ -147,6 +152,7 @@ async def _attempt(
     chat: ChatFactory,
     lease: Leaser,
     trace: CallTrace,
+    invoke: Invoker[T],
 ) -> StructuredResult[T]:
     """Lease and ask; resend what the endpoint could not take, as far as the policy allows."""
     model, budget = step
@@ -155,7 +161,7 @@ async def _attempt(
     while True:
         try:
             trace.swap_wait_s += await lease(model)
-            return await ainvoke_structured(chat(model, budget), schema, messages, model_name=model)
+            return await invoke(chat(model, budget), schema, messages, model)
         except EndpointUnavailableError as err:
             failures += 0 if err.backpressure else 1
             if failures > policy.resends or _not_soon(err, policy):
@@ -167,14 +173,25 @@ async def _attempt(
             await asyncio.sleep(delay * random.uniform(1.0, 1.25))  # noqa: S311
 
 
+async def _guided_json(
+    llm: BaseChatModel, schema: type[T], messages: Sequence[BaseMessage], model: str
+) -> StructuredResult[T]:
+    return await ainvoke_structured(llm, schema, messages, model_name=model)
+
+
 async def call_structured(
     schema: type[T],
     messages: Sequence[BaseMessage],
     policy: CallPolicy,
     chat: ChatFactory,
     lease: Leaser = no_lease,
+    invoke: Invoker[T] | None = None,
 ) -> CallOutcome[T]:
-    """Get a validated ``schema`` answer, retrying and falling back as the policy says."""
+    """Get a validated ``schema`` answer, retrying and falling back as the policy says.
+
+    ``invoke`` asks for the answer (default: guided JSON for ``schema``).
+    """
+    asker: Invoker[T] = invoke or _guided_json
     trace = CallTrace()
     plan = _plan(policy, schema)
     index = 0
@@ -183,7 +200,9 @@ async def call_structured(
         trace.attempts.append(f"{model}@{budget}")
         try:
             async with asyncio.timeout(policy.timeout_s):
-                result = await _attempt(schema, messages, policy, plan[index], chat, lease, trace)
+                result = await _attempt(
+                    schema, messages, policy, plan[index], chat, lease, trace, asker
+                )
             trace.add(result.prompt_tokens, result.completion_tokens)
             return CallOutcome(result, trace)
         except TimeoutError as err:  # ours, or the endpoint's deadline (504)

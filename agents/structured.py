@@ -163,12 +163,12 @@ async def ainvoke_structured(
             model_name, f"the answer does not match the schema: {_first_error(err)}"
         ) from None
     except (TimeoutError, openai.APIError) as err:
-        raise _request_failure(model_name, err) from err
+        raise request_failure(model_name, err) from err
     seconds = time.monotonic() - start
     return _checked(out, schema, model_name, seconds)
 
 
-def _request_failure(model: str, err: Exception) -> Exception:
+def request_failure(model: str, err: Exception) -> Exception:
     """A request that got no usable answer: transient, a deadline, or refused."""
     if isinstance(err, TimeoutError | openai.APITimeoutError):
         return EndpointDeadlineError(f"model {model}: no answer before the client's timeout")

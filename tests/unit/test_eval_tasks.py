@@ -12,6 +12,7 @@ subprocesses share the tasks, so the module takes seconds, not a minute.
 from __future__ import annotations
 
 import ast
+import doctest
 import json
 import os
 import re
@@ -30,8 +31,11 @@ ROOT = Path(__file__).resolve().parents[2]
 TASKS_DIR = ROOT / "bench" / "tasks"
 TASK_FILES = frozenset({"task.txt", "test_hidden.py", "reference.py"})
 DIR_NAME = re.compile(r"(?P<number>\d{2})_(?P<entry>[a-z][a-z0-9_]*)")
-MIN_TASKS = 30
+MIN_TASKS = 60
 MAX_STATEMENT_CHARS = 400
+MAX_STUB_CHARS = 1200
+MIN_STUB_SHARE = 1 / 3
+SPLITS_FILE = TASKS_DIR / "held_out.txt"
 MIN_TESTS, MAX_TESTS = 4, 8
 ALLOWED_IMPORTS = frozenset(sys.stdlib_module_names) | {"solution"}
 
@@ -283,11 +287,13 @@ def test_task_files_and_statement(task: Path) -> None:
 
     statement = (task / "task.txt").read_text()
     assert statement.strip(), "task.txt is empty"
-    assert len(statement) <= MAX_STATEMENT_CHARS, f"task.txt has {len(statement)} characters"
-
     entry = entry_point(task)
     match = DIR_NAME.fullmatch(task.name)
     assert match and match["entry"] == snake_case(entry.name), "name the directory NN_entry"
+    if is_stub(statement):
+        check_stub(statement, entry)
+        return
+    assert len(statement) <= MAX_STATEMENT_CHARS, f"task.txt has {len(statement)} characters"
     if isinstance(entry.node, ast.FunctionDef):
         signature = f"{entry.name}({parameters(entry.node, skip_self=False)})"
         assert signature in statement, f"task.txt must name {signature}"
@@ -301,6 +307,68 @@ def test_task_files_and_statement(task: Path) -> None:
     ]
     missing = [signature for signature in signatures if signature not in statement]
     assert not missing, f"task.txt must name {missing}"
+
+
+def is_stub(statement: str) -> bool:
+    """Whether a task is in stub form: a ``def`` or ``class`` with a docstring, as pasted."""
+    return statement.lstrip().startswith(("def ", "class "))
+
+
+def _signature_of(node: ast.FunctionDef, *, skip_self: bool) -> list[str]:
+    names = [arg.arg for arg in node.args.args]
+    return names[1:] if skip_self else names
+
+
+def check_stub(statement: str, entry: EntryPoint) -> None:
+    """A stub parses, defines the entry point with the reference's parameters, has examples."""
+    assert len(statement) <= MAX_STUB_CHARS, f"the stub has {len(statement)} characters"
+    tree = ast.parse(statement)
+    stubs = [n for n in tree.body if isinstance(n, ast.FunctionDef | ast.ClassDef)]
+    assert [n.name for n in stubs] == [entry.name], "the stub defines exactly the entry point"
+    stub = stubs[0]
+    docstring = ast.get_docstring(stub)
+    assert docstring and docstring.count(">>> ") >= 2, "the stub's docstring has 2+ examples"
+    if isinstance(stub, ast.FunctionDef) and isinstance(entry.node, ast.FunctionDef):
+        assert _signature_of(stub, skip_self=False) == _signature_of(entry.node, skip_self=False)
+        return
+    assert isinstance(stub, ast.ClassDef), "the stub and the reference define the same kind"
+    stub_methods = {m.name: m for m in stub.body if isinstance(m, ast.FunctionDef)}
+    for method in entry.methods():
+        if method.name.startswith("_") and method.name != "__init__":
+            continue
+        assert method.name in stub_methods, f"the stub lacks {method.name}"
+        assert _signature_of(stub_methods[method.name], skip_self=True) == _signature_of(
+            method, skip_self=True
+        )
+
+
+def test_a_third_of_the_tasks_are_stubs_and_the_held_out_split_is_known() -> None:
+    stubs = [task for task in TASKS if is_stub((task / "task.txt").read_text())]
+    assert len(stubs) >= MIN_STUB_SHARE * len(TASKS), f"{len(stubs)} stubs of {len(TASKS)}"
+    held_out = SPLITS_FILE.read_text().split()
+    names = {task.name for task in TASKS}
+    assert set(held_out) <= names, sorted(set(held_out) - names)
+    assert len(set(held_out)) == len(held_out)
+    assert len(held_out) >= len(TASKS) / 4, "hold out at least a quarter of the tasks"
+
+
+STUB_TASKS = [task for task in TASKS if is_stub((task / "task.txt").read_text())]
+
+
+@pytest.mark.parametrize("task", STUB_TASKS, ids=[task.name for task in STUB_TASKS])
+def test_a_stubs_examples_hold_for_the_reference(task: Path) -> None:
+    docstrings = [
+        ast.get_docstring(node) or ""
+        for node in ast.walk(ast.parse((task / "task.txt").read_text()))
+        if isinstance(node, ast.FunctionDef | ast.ClassDef)
+    ]
+    namespace: dict[str, object] = {}
+    exec(compile((task / "reference.py").read_text(), "reference.py", "exec"), namespace)
+    parser, runner = doctest.DocTestParser(), doctest.DocTestRunner(verbose=False)
+    for number, docstring in enumerate(docstrings):
+        test = parser.get_doctest(docstring, dict(namespace), f"stub{number}", None, 0)
+        runner.run(test, out=lambda _: None)
+    assert runner.failures == 0, f"{runner.failures} of {runner.tries} stub examples fail"
 
 
 @pytest.mark.parametrize("task", TASKS, ids=[task.name for task in TASKS])

@@ -1,0 +1,236 @@
+"""Checks read out of the task statement itself, without a model.
+
+A user's statement often carries its own examples: doctests in a pasted stub
+(``>>> slugify("A b")`` then ``'a-b'``), or prose such as ``roman_to_int("XIV") == 14``,
+``f(3) -> 9`` or "``count([1, 1])`` returns 2". They are the one source of expected values
+that no model wrote, so selection trusts them most. Only literal calls of the entry point are
+taken: an example whose arguments or value are not Python literals is skipped, never guessed.
+"""
+
+from __future__ import annotations
+
+import ast
+import doctest
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+CheckSource = Literal["statement", "writer"]
+"""Where a check came from: the task's own examples, or the test writer agent."""
+
+_MAX_CHECKS = 12
+_MAX_SOURCE = 400
+
+
+@dataclass(frozen=True)
+class Check:
+    """One executable check: optional setup statements, a call, and its expected value."""
+
+    call: str
+    """A Python expression, e.g. ``add(2, 3)``."""
+    expected: str
+    """The value it must return, as Python source; unused when ``raises`` is set."""
+    source: CheckSource
+    """Where the check came from."""
+    setup: tuple[str, ...] = ()
+    """Statements run before the call (a doctest's earlier lines: ``s = Stack()``)."""
+    raises: str | None = None
+    """The exception class name the call must raise instead of returning."""
+
+    def label(self) -> str:
+        """The check as one line of Python a person reads: ``f(1) == 2``."""
+        prefix = "; ".join(self.setup)
+        body = (
+            f"{self.call} raises {self.raises}"
+            if self.raises
+            else f"{self.call} == {self.expected}"
+        )
+        return f"{prefix}; {body}" if prefix else body
+
+
+@dataclass(frozen=True)
+class EntryPoint:
+    """What the task asks to write: a function or a class, its name and parameters."""
+
+    name: str
+    kind: Literal["function", "class"]
+    parameters: tuple[str, ...] = ()
+    """Positional parameter names (a class: its constructor's, without self)."""
+
+
+def _is_expression(text: str) -> bool:
+    try:
+        ast.parse(text, mode="eval")
+    except SyntaxError:
+        return False
+    return True
+
+
+def _is_literal(text: str) -> bool:
+    try:
+        ast.literal_eval(text)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return text.strip() in {"True", "False", "None"}
+    return True
+
+
+def _stub_entry(tree: ast.Module) -> EntryPoint | None:
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef):
+            return EntryPoint(node.name, "function", tuple(a.arg for a in node.args.args))
+        if isinstance(node, ast.ClassDef):
+            init = next(
+                (m for m in node.body if isinstance(m, ast.FunctionDef) and m.name == "__init__"),
+                None,
+            )
+            params = tuple(a.arg for a in init.args.args[1:]) if init else ()
+            return EntryPoint(node.name, "class", params)
+    return None
+
+
+_STUB = re.compile(r"^\s*(?:def|class)\s+\w+", re.MULTILINE)
+_FENCE = re.compile(r"```(?:python|py)?\n(.*?)```", re.DOTALL)
+_NAMED = re.compile(r"`([A-Za-z_]\w*)\(([^`]*)\)`")
+_DEF = re.compile(r"\b(?:def|class)\s+([A-Za-z_]\w*)")
+
+
+def stub_source(statement: str) -> str | None:
+    """The Python stub inside a statement (all of it, or a fenced block), if one parses."""
+    candidates: list[str] = [str(block) for block in _FENCE.findall(statement)]
+    candidates.append(statement)
+    for text in candidates:
+        if not _STUB.search(text):
+            continue
+        start = _STUB.search(text)
+        body = text[start.start() :] if start else text
+        try:
+            ast.parse(body)
+        except SyntaxError:
+            continue
+        return body
+    return None
+
+
+def entry_point_of(statement: str) -> EntryPoint | None:
+    """The function or class a statement asks for: a pasted stub's, else the first named one.
+
+    Prose names it in backticks with its parameters (`` `word_count(text)` ``); a class is a
+    name that starts with a capital letter. None when the statement names nothing callable.
+    """
+    stub = stub_source(statement)
+    if stub is not None:
+        entry = _stub_entry(ast.parse(stub))
+        if entry is not None:
+            return entry
+    for name, params in _NAMED.findall(statement):
+        names = tuple(p.split("=")[0].strip() for p in params.split(",") if p.strip())
+        if not all(n.isidentifier() for n in names):
+            continue
+        return EntryPoint(name, "class" if name[0].isupper() else "function", names)
+    found = _DEF.search(statement)
+    if found:
+        name = found[1]
+        return EntryPoint(name, "class" if name[0].isupper() else "function")
+    return None
+
+
+def _doctest_checks(text: str) -> list[Check]:
+    checks: list[Check] = []
+    try:
+        examples = doctest.DocTestParser().get_examples(text)
+    except ValueError:
+        return checks
+    setup: list[str] = []
+    for example in examples:
+        source = example.source.strip()
+        want = example.want.strip()
+        if not _is_expression(source) and not want:
+            setup.append(source)
+            continue
+        if example.exc_msg is not None:
+            name = want.splitlines()[-1].split(":")[0].strip().split(".")[-1]
+            if name.isidentifier():
+                checks.append(Check(source, "None", "statement", tuple(setup), raises=name))
+            continue
+        if not want:
+            setup.append(source)  # a call kept for its effect: s.push(1)
+            continue
+        if _is_expression(source) and _is_expression(want):
+            checks.append(Check(source, want, "statement", tuple(setup)))
+    return checks
+
+
+_AFTER_CALL = re.compile(
+    r"^`?\s*(?:==|->|→|=>|returns?|should\s+return|gives?|is|evaluates\s+to|yields?)\s*`?\s*",
+    re.IGNORECASE,
+)
+
+
+def _balanced_call(text: str, start: int) -> int | None:
+    """The index just past the ``)`` that closes the ``(`` at ``start``."""
+    depth, quote = 0, ""
+    for index in range(start, len(text)):
+        char = text[index]
+        if quote:
+            if char == quote and text[index - 1] != "\\":
+                quote = ""
+        elif char in "'\"":
+            quote = char
+        elif char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+            if depth == 0:
+                return index + 1
+    return None
+
+
+def _literal_prefix(text: str) -> str | None:
+    """The longest prefix of ``text`` that is a Python literal (stops at a sentence's end)."""
+    text = text.strip()
+    for end in range(min(len(text), _MAX_SOURCE), 0, -1):
+        piece = text[:end].strip().rstrip("`").strip()
+        if piece and piece[-1] not in ",;" and _is_literal(piece):
+            # Whole words only: "True" inside "Trueish" is not a value.
+            rest = text[end : end + 1]
+            if rest and (rest.isalnum() or rest == "_") and piece[-1].isalnum():
+                continue
+            return piece
+    return None
+
+
+def _prose_checks(text: str, entry: str) -> list[Check]:
+    checks: list[Check] = []
+    for found in re.finditer(rf"\b{re.escape(entry)}\(", text):
+        end = _balanced_call(text, found.end() - 1)
+        if end is None:
+            continue
+        call = text[found.start() : end]
+        try:
+            parsed = ast.parse(call, mode="eval").body
+        except SyntaxError:
+            continue
+        if not isinstance(parsed, ast.Call) or not all(
+            _is_literal(ast.unparse(arg)) for arg in parsed.args
+        ):
+            continue
+        after = _AFTER_CALL.match(text[end:])
+        if after is None:
+            continue
+        value = _literal_prefix(text[end + after.end() :])
+        if value is not None:
+            checks.append(Check(call, value, "statement"))
+    return checks
+
+
+def statement_checks(statement: str, entry: EntryPoint | None) -> list[Check]:
+    """The checks a statement states itself: its doctests, then its prose examples."""
+    checks = _doctest_checks(statement)
+    if entry is not None and entry.kind == "function":
+        seen = {check.call for check in checks}
+        checks += [c for c in _prose_checks(statement, entry.name) if c.call not in seen]
+    unique: dict[tuple[tuple[str, ...], str], Check] = {}
+    for check in checks:
+        if len(check.call) <= _MAX_SOURCE and len(check.expected) <= _MAX_SOURCE:
+            unique.setdefault((check.setup, check.call), check)
+    return list(unique.values())[:_MAX_CHECKS]

@@ -1,0 +1,61 @@
+"""The test writer agent: checks of the task written from the statement alone.
+
+It never sees any candidate's code, so its expected values are a second, independent opinion
+of what the task asks; selection weighs each check by how many candidates agree with it
+(:mod:`agents.selection`), so a wrong expected value costs little.
+"""
+
+from __future__ import annotations
+
+from langchain_core.messages import BaseMessage
+from pydantic import BaseModel, ConfigDict, Field
+
+from agents.examples import Check, EntryPoint
+from agents.prompts import PromptLayout, layout
+from agents.schemas import CheckCase
+
+
+class TestSuite(BaseModel):
+    """The test writer's answer: calls of the entry point and the values they must return."""
+
+    model_config = ConfigDict(extra="forbid")
+    __test__ = False  # not a pytest test class, despite the name
+
+    checks: list[CheckCase] = Field(
+        min_length=1,
+        max_length=6,
+        description="Calls of the requested function (or method) and their exact results.",
+    )
+
+
+SYSTEM = """\
+You are the test writer in a team of software agents. You read a programming task and write
+checks for the code another agent will write; you do not write that code. Each check is one
+Python expression that calls the requested function (for a class: creates an instance and
+calls a method, e.g. Counter(2).value()) and the exact value it must return, as Python source.
+Work every expected value out carefully from the task's own words. Cover a plain case, the
+edge cases the task names (empty input, zero, negative, ties) and one larger case. Use only
+literal arguments. Answer with one JSON object that follows the given schema, nothing else.
+
+Example for "Write add(a, b) returning the sum":
+{"checks":[{"call":"add(2, 3)","expected":"5"},{"call":"add(-1, 1)","expected":"0"}]}"""
+
+
+def test_writer_messages(
+    task: str, entry: EntryPoint | None, order: PromptLayout = "stable_first"
+) -> list[BaseMessage]:
+    """The test writer's prompt: its rules, then the task verbatim."""
+    user = f"Task:\n{task.strip()}\n"
+    if entry is not None:
+        user += f"\nThe checks call `{entry.name}`.\n"
+    return layout(SYSTEM, user, order)
+
+
+def writer_checks(suite: TestSuite, entry: EntryPoint | None) -> list[Check]:
+    """The suite's checks that call the entry point (a check of anything else proves nothing)."""
+    wanted = entry.name if entry is not None else ""
+    return [
+        Check(case.call, case.expected, "writer")
+        for case in suite.checks
+        if not wanted or wanted in case.call
+    ]
