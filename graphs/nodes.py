@@ -17,7 +17,7 @@ from agents.researcher import MAX_TASK_CHARS, researcher_messages
 from agents.schemas import AuditReport, ResearchBrief, StageSummary
 from graphs.context import Context
 from graphs.llm import NodeFailedError, ask
-from graphs.state import AuditEntry, FinalReport, NodeMetrics, State
+from graphs.state import Attempt, AuditEntry, FinalReport, NodeMetrics, State
 from tools.dispatch import ToolContext
 from tools.evidence import Evidence, bandit_scan, performance_probe
 from tools.sandbox import SandboxUnavailable
@@ -323,6 +323,17 @@ async def finish(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         findings=findings,
         evidence=[e for _, items in sorted(state.evidence.items()) for e in items],
         candidates=len(state.candidates),
+        attempts=[
+            Attempt(
+                revision=c.revision,
+                greedy=c.greedy,
+                chosen=i == state.best,
+                gate=c.gate,
+                checks_passed=[v.ok for v in c.verdicts],
+                code=c.code,
+            )
+            for i, c in enumerate(state.scored)
+        ],
         checks=checks,
         revisions=state.revision,
         prompt_tokens=sum(m.prompt_tokens for m in state.metrics),

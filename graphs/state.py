@@ -94,6 +94,20 @@ class AuditEntry:
 
 
 @dataclass(kw_only=True)
+class Attempt:
+    """One candidate as the final report shows it."""
+
+    revision: int
+    greedy: bool
+    chosen: bool
+    gate: str
+    """Why it could not run as a solution ("" when it could)."""
+    checks_passed: list[bool]
+    """Its verdict on each of the run's checks, in the report's ``checks`` order."""
+    code: str
+
+
+@dataclass(kw_only=True)
 class FinalReport:
     """What a run produced, for people and programs."""
 
@@ -113,6 +127,8 @@ class FinalReport:
     """What the auditors' tools established about the final code."""
     candidates: int = 0
     """Candidate solutions written over the run."""
+    attempts: list[Attempt] = field(default_factory=list)
+    """Every candidate with its checks' outcome: why the chosen one was chosen."""
     checks: list[str] = field(default_factory=list)
     """The checks the candidates were run against, each with its source and whether the
     final code passed it."""
