@@ -190,6 +190,8 @@ def _literal_prefix(text: str) -> str | None:
     text = text.strip()
     for end in range(min(len(text), _MAX_SOURCE), 0, -1):
         piece = text[:end].strip().rstrip("`").strip()
+        if piece.endswith(".") and _is_literal(piece[:-1]):
+            piece = piece[:-1]  # a sentence's full stop, not a float: "f(0) == 1."
         if piece and piece[-1] not in ",;" and _is_literal(piece):
             # Whole words only: "True" inside "Trueish" is not a value.
             rest = text[end : end + 1]
@@ -223,9 +225,19 @@ def _prose_checks(text: str, entry: str) -> list[Check]:
     return checks
 
 
+def _doctest_texts(statement: str) -> list[str]:
+    """Where a statement's doctests live: a stub's docstrings, else the whole text."""
+    stub = stub_source(statement)
+    if stub is None:
+        return [statement]
+    nodes = ast.walk(ast.parse(stub))
+    kinds = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+    return [doc for node in nodes if isinstance(node, kinds) and (doc := ast.get_docstring(node))]
+
+
 def statement_checks(statement: str, entry: EntryPoint | None) -> list[Check]:
     """The checks a statement states itself: its doctests, then its prose examples."""
-    checks = _doctest_checks(statement)
+    checks = [check for text in _doctest_texts(statement) for check in _doctest_checks(text)]
     if entry is not None and entry.kind == "function":
         seen = {check.call for check in checks}
         checks += [c for c in _prose_checks(statement, entry.name) if c.call not in seen]

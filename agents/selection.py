@@ -16,7 +16,7 @@ Pure functions of the execution results (no I/O), so every rule is unit-tested o
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from agents.examples import Check
@@ -55,9 +55,15 @@ def support(checks: Sequence[Check], runs: Sequence[CandidateRun]) -> list[float
 
 
 def rank(
-    checks: Sequence[Check], runs: Sequence[CandidateRun], greedy: Sequence[bool]
+    checks: Sequence[Check],
+    runs: Sequence[CandidateRun],
+    greedy: Sequence[bool],
+    blocked: Collection[int] = (),
 ) -> list[Scored]:
-    """Candidates that passed the gate, best first (see the module's rules)."""
+    """Candidates that passed the gate, best first (see the module's rules).
+
+    ``blocked``: candidates a tool found a blocking problem in; they rank after every other.
+    """
     weights = support(checks, runs)
     behaviours = Counter(run.passed for run in runs if not run.gate)
     scored = [
@@ -71,7 +77,10 @@ def rank(
         for i, run in enumerate(runs)
         if not run.gate
     ]
-    return sorted(scored, key=lambda s: (-s.score, -s.agreement, not greedy[s.index], s.index))
+    return sorted(
+        scored,
+        key=lambda s: (s.index in blocked, -s.score, -s.agreement, not greedy[s.index], s.index),
+    )
 
 
 def required(checks: Sequence[Check], runs: Sequence[CandidateRun]) -> list[int]:

@@ -193,7 +193,7 @@ async def run_tests(state: State, runtime: Any) -> dict[str, Any]:
         return {"status": "failed", "error": f"run_tests: {err}"}
     done += scored
     runs = [_as_run(c) for c in done]
-    ranking = rank(checks, runs, [c.greedy for c in done])
+    ranking = rank(checks, runs, [c.greedy for c in done], set(state.blocked))
     if not ranking:
         # Nothing passed the gate: keep the greedy answer so the report shows what was written.
         best_index = next((i for i, c in enumerate(done) if c.greedy), 0) if done else None

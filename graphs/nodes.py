@@ -268,6 +268,7 @@ async def decide(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
             "decision": "revise",
             "problems": clip("\n".join(evidence), _PROBLEMS_CHARS),
             "revision": state.revision + 1,
+            "blocked": [] if state.best is None else [state.best],
         }
     return {"decision": "finish", "problems": problems_of(state)}
 

@@ -205,6 +205,9 @@ class State(InputState, OutputState):
     """The candidates with their verdicts, as run_tests last scored them."""
     best: int | None = None
     """Index (into ``scored``) of the best candidate so far."""
+    blocked: Annotated[list[int], operator.add] = field(default_factory=list)
+    """Candidates (into ``scored``) a tool found a blocking problem in: never chosen again
+    over one without."""
     evidence: Annotated[dict[str, list[Evidence]], merge_evidence] = field(default_factory=dict)
     """Each auditor's tool evidence on the latest code."""
     research_notes: str = ""
