@@ -40,6 +40,11 @@ def brief(**changes: Any) -> dict[str, Any]:
     return {"schema": "ResearchBrief", "content": json.dumps({**BRIEF, **changes})}
 
 
+def round_steps(source: str) -> list[dict[str, Any]]:
+    """One round's answers: a candidate, the test writer's checks, both auditors."""
+    return [code(source), suite(), *audits()]
+
+
 def audits() -> list[dict[str, Any]]:
     return [audit("security"), audit("performance")]
 
