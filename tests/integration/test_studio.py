@@ -197,10 +197,7 @@ def updated_nodes(parts: list[StreamPart]) -> list[str]:
 
 
 def schema_names(fake: FakeOpenAI) -> list[str]:
-    return [
-        (body.get("response_format") or {}).get("json_schema", {}).get("name", "code")
-        for body in fake.requests()
-    ]
+    return [body["response_format"]["json_schema"]["name"] for body in fake.requests()]
 
 
 async def test_studio_finds_the_swarm_assistant_its_drawing_and_schemas(

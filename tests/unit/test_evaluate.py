@@ -41,7 +41,6 @@ def fake_context(fake: FakeOpenAI, **overrides: object) -> Context:
         base_url=fake.base_url,
         fallback_model=None,
         lease_models=False,
-        candidates=1,
         **{f"{role}_model": "fake-model" for role in roles},  # type: ignore[arg-type]
         **overrides,  # type: ignore[arg-type]
     )
@@ -102,23 +101,24 @@ async def test_both_arms_are_graded_and_summarized(tmp_path: Path, fake_openai: 
     tasks = evaluate.load_tasks(task_set(tmp_path / "set"))
     # swarm arm: each run approves GOOD_CODE, except that 02's first coder answer is cut off
     # (a retry with a larger budget follows: not schema-valid on the first try)
-    fake_openai.script(brief(), *round_steps(GOOD_CODE))
-    fake_openai.script(brief(), code(GOOD_CODE, finish_reason="length"), *round_steps(GOOD_CODE))
+    fake_openai.script(brief(), summary(), *round_steps(GOOD_CODE))
+    fake_openai.script(brief(), summary(), code(GOOD_CODE, finish_reason="length"))
+    fake_openai.script(*round_steps(GOOD_CODE))
     # direct arm: 01 right, 02 wrong
     fake_openai.script(code(GOOD_CODE, contains="(01_add)"), code(BAD_CODE, contains="(02_add"))
     seen: list[tuple[str, str, bool]] = []
     results = await evaluate.evaluate(
         tasks,
         fake_context(fake_openai, max_revisions=0),
-        evaluate.EvalOptions(arms=("swarm", "direct"), concurrency=1),
+        evaluate.EvalOptions(concurrency=1),
         progress=lambda arm, name, result: seen.append((arm, name, result.solved)),
     )
     summary_ = results["summary"]
     assert summary_["tasks"] == 2
     assert summary_["swarm"]["solved"] == 2 and summary_["swarm"]["solved_share"] == 1.0
     assert summary_["direct"]["solved"] == 1 and summary_["direct"]["solved_share"] == 0.5
-    assert summary_["swarm"]["calls"] == 10  # 5 calls per run
-    assert summary_["swarm"]["first_try_valid_share"] == round(9 / 10, 3)
+    assert summary_["swarm"]["calls"] == 12  # 6 calls per run
+    assert summary_["swarm"]["first_try_valid_share"] == round(11 / 12, 3)
     assert summary_["direct"]["first_try_valid_share"] == 1.0
     assert seen == [
         ("swarm", "01_add", True),
@@ -158,21 +158,13 @@ def test_eval_command_prints_the_summary_and_writes_json(
 ) -> None:
     monkeypatch.setenv("EDGESWARM_STATE_DIR", str(tmp_path / "state"))
     root = task_set(tmp_path / "set", ("01_add",))
-    fake_openai.script(brief(), *round_steps(GOOD_CODE), *[code(GOOD_CODE)] * 3, code(BAD_CODE))
+    fake_openai.script(brief(), summary(), *round_steps(GOOD_CODE), code(BAD_CODE))
     out = tmp_path / "out" / "eval.json"
-    args = [
-        "eval",
-        "--tasks",
-        str(root),
-        "--base-url",
-        fake_openai.base_url,
-        "--arms",
-        "swarm,direct",
-    ]
+    args = ["eval", "--tasks", str(root), "--base-url", fake_openai.base_url]
     args += ["--model", "fake-model", "--max-revisions", "0", "--out", str(out)]
     assert main(args) == EXIT_OK
     captured = capsys.readouterr()
-    assert "swarm  solved 1/1 (100%; dev 1/1)" in captured.out
+    assert "swarm  solved 1/1 (100%)" in captured.out
     assert "direct solved 0/1 (0%)" in captured.out
     assert "[direct] 01_add: not solved" in captured.err
     saved = json.loads(out.read_text())
@@ -184,7 +176,7 @@ def test_eval_command_prints_the_summary_and_writes_json(
     ("extra", "message"),
     [
         (["--tasks", "/nonexistent/tasks"], "is not a directory"),
-        (["--arms", "swarm,oracle"], "--arms takes swarm, plain and/or direct"),
+        (["--arms", "swarm,oracle"], "--arms takes swarm, direct or both"),
         (["--concurrency", "0"], "--concurrency must be at least 1"),
         (["--only", "99_nope"], "unknown tasks"),
     ],

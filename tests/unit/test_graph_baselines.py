@@ -47,7 +47,7 @@ def sizes(fake: FakeOpenAI, schema: str) -> list[int]:
 
 
 def schema_of(body: dict[str, Any]) -> str:
-    name: str = (body.get("response_format") or {}).get("json_schema", {}).get("name", "code")
+    name: str = body["response_format"]["json_schema"]["name"]
     return name
 
 

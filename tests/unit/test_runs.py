@@ -82,10 +82,7 @@ def wait_for(condition: Callable[[], bool], seconds: float = 90) -> None:
 def calls(fake: FakeOpenAI) -> Counter[str]:
     """Requests the fake received, per schema (ResearchBrief: researcher, StageSummary: the
     summarizers, CodeSubmission: coder, AuditReport: the auditors)."""
-    return Counter(
-        (body.get("response_format") or {}).get("json_schema", {}).get("name", "code")
-        for body in fake.requests()
-    )
+    return Counter(body["response_format"]["json_schema"]["name"] for body in fake.requests())
 
 
 def runs_json(capsys: pytest.CaptureFixture[str], *args: str) -> list[dict[str, object]]:

@@ -1,0 +1,66 @@
+"""The pieces the next swarm is built from: statement examples, the gate, selection, evidence."""
+
+from __future__ import annotations
+
+from agents.examples import Check, EntryPoint, entry_point_of, statement_checks
+from agents.selection import rank, required, supported_failures
+from tools.check_runner import CandidateRun, Verdict, gate, run_checks
+from tools.evidence import bandit_scan, large_call
+
+STUB = 'def add(a, b):\n    """Sum.\n\n    >>> add(2, 3)\n    5\n    """\n'
+ADD = EntryPoint("add", "function", ("a", "b"))
+
+
+def test_examples_are_read_from_a_stub_and_from_prose() -> None:
+    assert entry_point_of(STUB) == ADD
+    assert statement_checks(STUB, ADD) == [Check("add(2, 3)", "5", "statement")]
+    prose = "Write `factorial(n)`. factorial(0) == 1. `factorial(3)` returns 6."
+    entry = entry_point_of(prose)
+    assert entry == EntryPoint("factorial", "function", ("n",))
+    labels = [c.label() for c in statement_checks(prose, entry)]
+    assert labels == ["factorial(0) == 1", "factorial(3) == 6"]
+    assert statement_checks("Write `is_even(n)`: is_even(n) returns True.", None) == []
+
+
+def test_the_gate_needs_a_parse_and_the_entry_point() -> None:
+    assert gate("def add(a, b):\n    return a + b\n", ADD) == ""
+    assert gate("def add(a, b) return", ADD).startswith("syntax error")
+    assert "no top-level function add" in gate("def plus(a, b):\n    return a\n", ADD)
+    assert "takes ('a',)" in gate("def add(a):\n    return a\n", ADD)
+
+
+def test_checks_run_in_the_sandbox_one_verdict_each() -> None:
+    checks = [
+        Check("add(2, 3)", "5", "statement"),
+        Check("add(1, 1)", "3", "writer"),
+        Check("add('a', 1)", "None", "writer", raises="TypeError"),
+    ]
+    run = run_checks("def add(a, b):\n    return a + b\n", checks, ADD)
+    assert run.gate == "" and run.passed == (True, False, True)
+    assert run.verdicts[1].got == "2"
+
+
+def _run(*oks: bool) -> CandidateRun:
+    return CandidateRun("", tuple(Verdict(ok) for ok in oks))
+
+
+def test_selection_trusts_the_statement_weighs_by_agreement_and_keeps_the_best() -> None:
+    checks = [Check("f(1)", "1", "statement"), Check("f(2)", "2", "writer")]
+    runs = [_run(False, True), _run(True, False), _run(True, False)]
+    assert [s.index for s in rank(checks, runs, [True, False, False])] == [1, 2, 0]
+    # a tie keeps the earlier candidate: a later revision must pass more to replace it
+    assert rank(checks, [_run(True, True), _run(True, True)], [False, False])[0].index == 0
+    # a blocked candidate ranks last whatever it passes
+    assert rank(checks, [_run(True, True), _run(True, False)], [True, False], {0})[0].index == 1
+    # a writer check every candidate fails is neither required nor feedback
+    alone = [_run(True, False)]
+    assert required(checks, alone) == [0] and supported_failures(0, checks, alone) == []
+    assert supported_failures(1, checks, runs) == [1]
+
+
+def test_evidence_from_bandit_and_large_inputs() -> None:
+    found = bandit_scan("def add(a, b):\n    return eval(str(a) + '+' + str(b))\n")
+    assert any(e.blocking and "B307" in e.text for e in found)
+    assert bandit_scan("def add(a, b):\n    return a + b\n") == []
+    assert large_call("f('ab', [1, 2], 3)") == "f('ab' * 1500, [1, 2] * 1500, 3)"
+    assert large_call("f(3)") is None
