@@ -28,6 +28,7 @@ from agents.structured import (
     InvalidOutputError,
     StructuredResult,
     TruncatedOutputError,
+    read_answer,
     request_failure,
 )
 
@@ -68,6 +69,22 @@ When run, it failed these checks:
 {failures}
 Write the corrected complete module."""
 
+HISTORY = """
+Your earlier solutions, oldest first, and the checks each failed:
+
+{history}
+Write the corrected complete module."""
+"""The unpruned baseline's revision (``Context.context_pruning=False``): every earlier attempt."""
+
+ATTEMPT = """Attempt {number}:
+```python
+{code}
+```
+It failed:
+{failures}
+"""
+"""One earlier attempt in the unpruned history."""
+
 
 def task_text(task: str, entry: EntryPoint | None, notes: str = "") -> str:
     """The coder's user turn: the task verbatim, what lookups found, and the name to define."""
@@ -86,11 +103,17 @@ def coder_messages(
     notes: str = "",
     previous: str = "",
     failures: Sequence[str] = (),
+    history: Sequence[str] = (),
     order: PromptLayout = "stable_first",
 ) -> list[BaseMessage]:
-    """The coder's prompt; with ``previous`` and ``failures``, a revision from execution."""
+    """The coder's prompt; with ``previous`` and ``failures``, a revision from execution.
+
+    ``history`` (the unpruned baseline only) replaces them with every earlier attempt.
+    """
     user = task_text(task, entry, notes)
-    if previous and failures:
+    if history:
+        user += HISTORY.format(history="\n".join(history))
+    elif previous and failures:
         user += FEEDBACK.format(code=previous.rstrip(), failures="\n".join(failures))
     return layout(SYSTEM, user, order)
 
@@ -129,13 +152,8 @@ async def ainvoke_code(
         raise request_failure(model, err) from err
     if not isinstance(raw, AIMessage):
         raise InvalidOutputError(model, f"the chat model answered {type(raw).__name__}")
-    text = raw.content if isinstance(raw.content, str) else str(raw.content)
-    finish = str(raw.response_metadata.get("finish_reason", ""))
-    usage = raw.usage_metadata or {"input_tokens": 0, "output_tokens": 0, "total_tokens": 0}
-    cost = {
-        "prompt_tokens": int(usage["input_tokens"]),
-        "completion_tokens": int(usage["output_tokens"]),
-    }
+    answer = read_answer(raw)
+    text, finish, cost = answer.text, answer.finish_reason, answer.cost()
     if finish == "length":
         raise TruncatedOutputError(
             model, "the code was cut off (finish_reason=length)", text, **cost

@@ -58,7 +58,8 @@ class EntryPoint:
     """Positional parameter names (a class: its constructor's, without self)."""
 
 
-def _is_expression(text: str) -> bool:
+def is_expression(text: str) -> bool:
+    """Whether ``text`` parses as one Python expression."""
     try:
         ast.parse(text, mode="eval")
     except SyntaxError:
@@ -144,7 +145,7 @@ def _doctest_checks(text: str) -> list[Check]:
     for example in examples:
         source = example.source.strip()
         want = example.want.strip()
-        if not _is_expression(source) and not want:
+        if not is_expression(source) and not want:
             setup.append(source)
             continue
         if example.exc_msg is not None:
@@ -155,7 +156,7 @@ def _doctest_checks(text: str) -> list[Check]:
         if not want:
             setup.append(source)  # a call kept for its effect: s.push(1)
             continue
-        if _is_expression(source) and _is_expression(want):
+        if is_expression(source) and is_expression(want):
             checks.append(Check(source, want, "statement", tuple(setup)))
     return checks
 

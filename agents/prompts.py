@@ -71,61 +71,6 @@ Material:
 {material}
 """
 
-CODER_SYSTEM = """\
-You are the coder in a team of software agents. You write one small, correct Python module,
-solution.py, and the checks that test it.
-
-Rules:
-- code_lines is the complete solution.py, one source line per item (indentation included):
-  imports first, then the requested function or class, fully implemented, with the exact name
-  the brief gives. No input(), no network, no files.
-- checks are calls of your function with the exact value each must return (Python source),
-  worked out carefully from the task: the brief's test cases and an edge case.
-- Use only the Python standard library.
-- When revising, rewrite the whole module so that every failing check and every listed
-  problem is fixed.
-
-Example answer for "Write add(a, b) returning the sum":
-{"code_lines": ["def add(a, b):", "    return a + b"], "checks": [{"call": "add(2, 3)", "expected": "5"}, {"call": "add(-1, 1)", "expected": "0"}], "notes": "Returns a + b."}
-"""
-
-CODER_TASK = """\
-Brief:
-{brief}
-
-{revision}"""
-
-CODER_REVISION = """\
-This is revision {number}. The previous solution.py was:
-```python
-{code}
-```
-It has these problems:
-{problems}
-
-Write the corrected solution.py and checks. Fix the code where it is wrong; fix a check
-whose expected value contradicts the task.
-"""
-
-# The unpruned baseline (Context.context_pruning=False): every earlier attempt, verbatim.
-CODER_HISTORY = """\
-This is revision {number}. Your earlier attempts, oldest first, and the problems found in each:
-
-{history}
-
-Write the corrected solution.py and checks. Fix the code where it is wrong; fix a check
-whose expected value contradicts the task.
-"""
-
-CODER_ATTEMPT = """\
-Attempt {number}, solution.py:
-```python
-{code}
-```
-Its problems:
-{problems}
-"""
-
 AUDITOR_SYSTEM = {
     "security": """\
 You are the security auditor in a team of software agents. You review a small Python module for

@@ -68,9 +68,6 @@ class StageSummary(BaseModel):
     )
 
 
-SourceLine = Annotated[str, Field(max_length=100)]
-
-
 class CheckCase(BaseModel):
     """One check of the code: a call and the value it must return."""
 
@@ -80,34 +77,6 @@ class CheckCase(BaseModel):
     expected: str = Field(
         min_length=1, max_length=120, description="The value it must return, as Python source."
     )
-
-
-class CodeSubmission(BaseModel):
-    """The coder's answer: solution.py as source lines, and the checks its tests run.
-
-    Lines, not one string: small models fail to escape newlines inside a JSON string
-    (measured with Qwen2.5-Coder-0.5B: every module collapsed to its first line). Checks, not
-    test code: the test module is generated from them (one test per check, floats compared
-    with a tolerance, failures that show the value returned), so a failing test tells the
-    next revision exactly what came back.
-    """
-
-    model_config = ConfigDict(extra="forbid")
-
-    code_lines: list[SourceLine] = Field(
-        min_length=1,
-        max_length=40,
-        description="solution.py, one line of Python per item, indentation included.",
-    )
-    checks: list[CheckCase] = Field(
-        min_length=1, max_length=6, description="Calls of the solution and their expected values."
-    )
-    notes: str = Field(max_length=200, description="What changed and why, in one sentence.")
-
-    @property
-    def code(self) -> str:
-        """solution.py as text."""
-        return "\n".join(self.code_lines).rstrip() + "\n"
 
 
 class Finding(BaseModel):

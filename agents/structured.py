@@ -188,15 +188,35 @@ def _first_error(err: ValidationError) -> str:
     return f"{where}: {problem['msg']} ({err.error_count()} problem(s))"
 
 
-def _checked(out: Any, schema: type[T], model_name: str, seconds: float) -> StructuredResult[T]:
-    raw: AIMessage = out["raw"]
-    text = raw.content if isinstance(raw.content, str) else json.dumps(raw.content)
-    finish = str(raw.response_metadata.get("finish_reason", ""))
+@dataclass(frozen=True)
+class RawAnswer:
+    """A chat answer's text, why it ended and what it cost, as the server reported."""
+
+    text: str
+    finish_reason: str
+    """"" when the server gave none."""
+    prompt_tokens: int
+    completion_tokens: int
+
+    def cost(self) -> dict[str, int]:
+        """The token counts, as keyword arguments of the errors and results here."""
+        return {"prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens}
+
+
+def read_answer(raw: AIMessage) -> RawAnswer:
+    """The text, finish reason and token usage of one chat answer (0 where not reported)."""
     usage = raw.usage_metadata or {"input_tokens": 0, "output_tokens": 0, "total_tokens": 0}
-    cost = {
-        "prompt_tokens": int(usage["input_tokens"]),
-        "completion_tokens": int(usage["output_tokens"]),
-    }
+    return RawAnswer(
+        text=raw.content if isinstance(raw.content, str) else json.dumps(raw.content),
+        finish_reason=str(raw.response_metadata.get("finish_reason", "")),
+        prompt_tokens=int(usage["input_tokens"]),
+        completion_tokens=int(usage["output_tokens"]),
+    )
+
+
+def _checked(out: Any, schema: type[T], model_name: str, seconds: float) -> StructuredResult[T]:
+    answer = read_answer(out["raw"])
+    text, finish, cost = answer.text, answer.finish_reason, answer.cost()
     if finish == "length":
         raise TruncatedOutputError(
             model_name, "the answer was cut off (finish_reason=length)", text, **cost

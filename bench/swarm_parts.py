@@ -34,7 +34,8 @@ import httpx
 from pydantic import BaseModel
 
 from agents import prompts
-from agents.schemas import AuditReport, CodeSubmission, ResearchBrief, StageSummary
+from agents import test_writer as writer_agent
+from agents.schemas import AuditReport, ResearchBrief, StageSummary
 from agents.structured import token_budget
 from bench.harness import (
     ROOT,
@@ -83,6 +84,8 @@ def one_model_context(base_url: str, model: str, **overrides: Any) -> Context:
         "summarizer_model": model,
         "fallback_model": None,
         "max_revisions": 0,
+        "candidates": 1,  # one coder call a round: these parts measure the stack, not search
+        "revision_candidates": 1,
         "node_timeout_s": 900.0,
     }
     settings.update(overrides)
@@ -406,13 +409,11 @@ def task_script(statement: str) -> list[dict[str, Any]]:
     """Answers for one passing run whose text carries the task's words, as real answers do."""
     head = " ".join(statement.split())[:200]
     brief = {**FAKE_BRIEF, "summary": head}
-    summary = {"summary": f"{head} Checks: add(2, 3) == 5.", "key_points": ["Return a + b."]}
     lines = ["def add(a, b):", f"    # {head[:90]}", "    return a + b"]
     return [
         _answer(ResearchBrief, brief),
-        _answer(StageSummary, summary),
-        _answer(CodeSubmission, _code(lines)),
-        _answer(StageSummary, summary),
+        _code(lines),
+        _answer(writer_agent.TestSuite, FAKE_SUITE),
         _audit("security"),
         _audit("performance"),
     ]
@@ -503,7 +504,7 @@ GUIDED_SAMPLES: tuple[tuple[type[BaseModel], str, str], ...] = (
         prompts.SUMMARIZER_SYSTEM,
         prompts.SUMMARIZER_INPUT.format(audience="the coder", material=_TASK),
     ),
-    (CodeSubmission, prompts.CODER_SYSTEM, prompts.CODER_TASK.format(brief=_TASK, revision="")),
+    (writer_agent.TestSuite, writer_agent.SYSTEM, f"Task:\n{_TASK}\n"),
     (
         AuditReport,
         prompts.AUDITOR_SYSTEM["security"],
@@ -666,10 +667,6 @@ FAKE_BRIEF = {
     ],
     "difficulty": "easy",
 }
-FAKE_SUMMARY = {
-    "summary": "Write add(a, b) returning the sum; checks: add(2, 3) == 5, add(-1, 1) == 0.",
-    "key_points": ["Entry point add(a, b).", "Return a + b."],
-}
 _GOOD = ["def add(a, b):", "    return a + b"]
 _BAD = [
     "def add(a, b):",
@@ -678,9 +675,14 @@ _BAD = [
 ]
 
 
+FAKE_SUITE = {
+    "checks": [{"call": "add(2, 3)", "expected": "5"}, {"call": "add(-1, 1)", "expected": "0"}]
+}
+
+
 def _code(lines: list[str]) -> dict[str, Any]:
-    checks = [{"call": "add(2, 3)", "expected": "5"}, {"call": "add(-1, 1)", "expected": "0"}]
-    return {"code_lines": lines, "checks": checks, "notes": "Adds the two numbers."}
+    """A coder candidate: one fenced block, asked for under a grammar (no JSON schema)."""
+    return {"schema": "", "content": "```python\n" + "\n".join(lines) + "\n```"}
 
 
 def _audit(kind: str) -> dict[str, Any]:
@@ -690,13 +692,15 @@ def _audit(kind: str) -> dict[str, Any]:
 
 
 def swarm_script(failing_rounds: int) -> list[dict[str, Any]]:
-    """Answers for one run whose code fails its checks ``failing_rounds`` times, then passes."""
-    steps = [_answer(ResearchBrief, FAKE_BRIEF), _answer(StageSummary, FAKE_SUMMARY)]
+    """Answers for one run whose code fails its checks ``failing_rounds`` times, then passes.
+
+    One candidate a round (see :func:`one_model_context`); the task must state an example
+    the bad code fails, so that the failure has support and a revision follows.
+    """
+    steps = [_answer(ResearchBrief, FAKE_BRIEF), _answer(writer_agent.TestSuite, FAKE_SUITE)]
     for index in range(failing_rounds + 1):
-        lines = _BAD if index < failing_rounds else _GOOD
-        steps += [_answer(CodeSubmission, _code(lines)), _answer(StageSummary, FAKE_SUMMARY)]
-        steps += [_audit("security"), _audit("performance")]
-    return steps
+        steps.append(_code(_BAD if index < failing_rounds else _GOOD))
+    return [*steps, _audit("security"), _audit("performance")]
 
 
 @dataclass(frozen=True)
@@ -805,7 +809,7 @@ def context_pruning(sizes: PruningSizes, work: Workspace, port_for: PortFor) -> 
 
 _PRUNING_TASK = (
     "Write a Python function add(a, b) that returns the sum of two numbers; it must accept "
-    "ints and floats and must not print anything."
+    "ints and floats and must not print anything. add(2, 3) == 5."
 )
 
 
@@ -822,11 +826,14 @@ def token_counter(model_dir: Path) -> Any:
 
 
 def _node_of(body: dict[str, Any]) -> str:
+    if "grammar" in (body.get("structured_outputs") or {}):
+        return "coder"
     schema = ((body.get("response_format") or {}).get("json_schema") or {}).get("name", "")
     text = json.dumps(body.get("messages", []))
     if schema == "AuditReport":
         return "security_auditor" if "the security auditor" in text else "performance_auditor"
-    return {"ResearchBrief": "researcher", "CodeSubmission": "coder"}.get(schema, "summarizer")
+    names = {"ResearchBrief": "researcher", writer_agent.TestSuite.__name__: "test_writer"}
+    return names.get(schema, "summarizer")
 
 
 def node_prompt_tokens(bodies: list[dict[str, Any]], count: Any) -> list[dict[str, Any]]:

@@ -83,7 +83,15 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--tasks", help="task set directory (default: bench/tasks)")
     ev.add_argument("--only", action="append", default=[], help="run this task (repeatable)")
     ev.add_argument("--limit", type=int, help="the first N tasks only")
-    ev.add_argument("--arms", default="swarm,direct", help="swarm, direct or both (default)")
+    ev.add_argument(
+        "--arms", default="swarm,plain,direct", help="any of swarm, plain, direct (default: all)"
+    )
+    ev.add_argument(
+        "--split",
+        default="all",
+        choices=("all", "dev", "held-out"),
+        help="which tasks (default all)",
+    )
     ev.add_argument("--concurrency", type=int, default=4, help="tasks in flight (default 4)")
     ev.add_argument("--max-revisions", type=int, help="coder revision rounds at most")
     ev.add_argument("--model", help="one catalogue model for every role")
@@ -252,12 +260,12 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
     arms = tuple(a.strip() for a in args.arms.split(",") if a.strip())
     if not arms or set(arms) - set(evaluate.ARMS):
-        raise ValueError(f"--arms takes swarm, direct or both, not {args.arms!r}")
+        raise ValueError(f"--arms takes swarm, plain and/or direct, not {args.arms!r}")
     if args.concurrency < 1:
         raise ValueError(f"--concurrency must be at least 1, not {args.concurrency}")
     tasks_dir = Path(args.tasks) if args.tasks else evaluate.DEFAULT_TASKS
     only = [name.strip() for item in args.only for name in item.split(",") if name.strip()]
-    tasks = evaluate.load_tasks(tasks_dir, only=only, limit=args.limit)
+    tasks = evaluate.load_tasks(tasks_dir, only=only, limit=args.limit, split=args.split)
     settings = _settings(args, model=args.model, base_url=args.base_url)
     _start_logging(settings)
     evaluate.check_sandbox()

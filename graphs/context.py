@@ -45,7 +45,23 @@ class Context:
     fallback_model: str | None = field(
         default=SMALL_DEFAULT, metadata=_doc("Model tried when a role's model fails.")
     )
-    max_revisions: int = field(default=2, metadata=_doc("Coder revision rounds at most."))
+    max_revisions: int = field(
+        default=2,
+        metadata=_doc("Revision rounds at most; one runs only when checks with support fail."),
+    )
+    candidates: int = field(
+        default=4,
+        metadata=_doc(
+            "Candidate solutions written at once in the first round: one greedy, the rest "
+            "sampled (vLLM batches them); the checks' run chooses among them."
+        ),
+    )
+    revision_candidates: int = field(
+        default=2, metadata=_doc("Candidates written in each revision round.")
+    )
+    sample_temperature: float = field(
+        default=0.8, metadata=_doc("Temperature of the sampled candidates (distinct seeds).")
+    )
     research_tokens: int | None = field(
         default=None, metadata=_doc("Researcher's completion budget; None sizes it from schema.")
     )
@@ -132,7 +148,8 @@ _TOKEN_FIELDS = ("research_tokens", "coder_tokens", "audit_tokens", "summary_tok
 _POSITIVE = ("node_timeout_s", "sandbox_timeout_s", "handover_chars")
 _NON_NEGATIVE = ("max_revisions", "resends", "resend_backoff_s")
 _WHOLE = ("max_revisions", "resends")
-_TEMPERATURES = tuple(f"{role}_temperature" for role in get_args(Role))
+_COUNTS = ("candidates", "revision_candidates")
+_TEMPERATURES = (*(f"{role}_temperature" for role in get_args(Role)), "sample_temperature")
 
 
 def _number(value: object) -> bool:
@@ -176,7 +193,15 @@ def _number_problems(ctx: Context) -> Iterator[tuple[str, str]]:
     for name in _TEMPERATURES:
         if not _number(values[name]) or not 0 <= values[name] <= 2:
             yield name, f"must be between 0 and 2, not {values[name]!r}"
+    yield from _count_problems(ctx)
     for name in _TOKEN_FIELDS:
         tokens = getattr(ctx, name)
         if tokens is not None and (not isinstance(tokens, int) or tokens < 1):
             yield name, f"must be a positive whole number of tokens or null, not {tokens!r}"
+
+
+def _count_problems(ctx: Context) -> Iterator[tuple[str, str]]:
+    for name in _COUNTS:
+        count = getattr(ctx, name)
+        if not isinstance(count, int) or isinstance(count, bool) or not 1 <= count <= 16:
+            yield name, f"must be a whole number from 1 to 16, not {count!r}"

@@ -6,8 +6,14 @@ task two arms run against the same endpoint and models:
 
 - ``swarm``: the full graph (researcher, summarizers, coder, sandboxed checks, auditors,
   revisions); its final ``solution.py`` is graded;
-- ``direct``: one call of the same coder model with the coder's system prompt, the task and
-  the coder's token budget (no brief, no checks, no retry, no fallback).
+- ``plain``: the coder model asked the way it was trained, the arm a user would otherwise
+  use: the task verbatim as the only message, its answer's first ```python block is the
+  solution; no schema, no system prompt of ours, temperature 0, the coder's token budget;
+- ``direct``: one guided-JSON call of the same model (the old ``CodeSubmission`` format is
+  gone; it is now one code-block call with the coder's prompt and grammar, no checks).
+
+The task set has two splits: ``held_out.txt`` names the tasks never tuned on; the summary
+gives each split apart, and ``pairs`` names the tasks only one arm of a pair solved.
 
 Grading runs ``test_hidden.py`` against the arm's ``solution.py`` in the sandbox (the code is
 model-written, so it is untrusted): solved means every hidden test passed. The report also
@@ -26,12 +32,14 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+import httpx
+from langchain_core.messages import BaseMessage, HumanMessage
 
-from agents import prompts
-from agents.schemas import CodeSubmission
+from agents.coder import CODE_TOKENS, coder_messages
+from agents.examples import entry_point_of
+from agents.structured import chat_model, read_answer
 from graphs.context import Context
-from graphs.llm import NodeFailedError, ask
+from graphs.llm import NodeFailedError, ask_code, lease_model
 from graphs.nodes import SOLUTION, validate_task
 from graphs.runner import run_swarm
 from graphs.state import InputState, NodeMetrics, OutputState
@@ -40,8 +48,10 @@ from tools.sandbox import SandboxUnavailable, run_tests, test_counts
 DEFAULT_TASKS = Path(__file__).resolve().parent.parent / "bench" / "tasks"
 TASK_FILE, HIDDEN_TESTS = "task.txt", "test_hidden.py"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,79}$")
-Arm = Literal["swarm", "direct"]
-ARMS: tuple[Arm, ...] = ("swarm", "direct")
+Arm = Literal["swarm", "plain", "direct"]
+ARMS: tuple[Arm, ...] = ("swarm", "plain", "direct")
+HELD_OUT_FILE = "held_out.txt"
+Split = Literal["all", "dev", "held-out"]
 ProgressFn = Callable[[str, str, "ArmResult"], None]
 
 
@@ -56,14 +66,33 @@ class EvalTask:
     name: str
     statement: str
     hidden_tests: str
+    split: Literal["dev", "held-out"] = "dev"
 
 
-def load_tasks(root: Path, *, only: Sequence[str] = (), limit: int | None = None) -> list[EvalTask]:
-    """The tasks under ``root`` in name order (``only`` picks by name; ``limit`` the first N)."""
+def held_out_names(root: Path) -> set[str]:
+    """The held-out tasks' names (``held_out.txt``; none when the set has no such file)."""
+    path = root / HELD_OUT_FILE
+    return set(path.read_text("utf-8").split()) if path.is_file() else set()
+
+
+def load_tasks(
+    root: Path,
+    *,
+    only: Sequence[str] = (),
+    limit: int | None = None,
+    split: Split = "all",
+) -> list[EvalTask]:
+    """The tasks under ``root`` in name order, filtered.
+
+    ``only`` picks by name, ``split`` keeps one split, ``limit`` the first N.
+    """
     if not root.is_dir():
         raise TaskSetError(f"task set {root} is not a directory")
     folders = sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith((".", "_")))
-    tasks = [_load_task(folder) for folder in folders]
+    held = held_out_names(root)
+    tasks = [_load_task(folder, folder.name in held) for folder in folders]
+    if split != "all":
+        tasks = [t for t in tasks if t.split == split]
     if not tasks:
         raise TaskSetError(f"task set {root} holds no task directories")
     if only:
@@ -78,7 +107,7 @@ def load_tasks(root: Path, *, only: Sequence[str] = (), limit: int | None = None
     return tasks
 
 
-def _load_task(folder: Path) -> EvalTask:
+def _load_task(folder: Path, held_out: bool = False) -> EvalTask:
     statement_path, tests_path = folder / TASK_FILE, folder / HIDDEN_TESTS
     if not statement_path.is_file() or not tests_path.is_file():
         raise TaskSetError(f"task {folder} needs both {TASK_FILE} and {HIDDEN_TESTS}")
@@ -88,7 +117,12 @@ def _load_task(folder: Path) -> EvalTask:
         statement = validate_task(statement_path.read_text("utf-8"))
     except ValueError as err:
         raise TaskSetError(f"{statement_path}: {err}") from None
-    return EvalTask(folder.name, statement, tests_path.read_text("utf-8"))
+    return EvalTask(
+        folder.name,
+        statement,
+        tests_path.read_text("utf-8"),
+        "held-out" if held_out else "dev",
+    )
 
 
 @dataclass
@@ -133,6 +167,10 @@ class ArmResult:
     """Seconds of the run's critical path spent in model calls (swarm: see model_seconds)."""
     error: str | None = None
     grading: str = ""
+    attempts: list[dict[str, Any]] = field(default_factory=list)
+    """swarm: every candidate, with its check results and its own hidden grade."""
+    code: str = ""
+    """The graded solution.py."""
 
 
 AUDITOR_NODES = ("security_auditor", "performance_auditor")
@@ -156,6 +194,7 @@ class TaskResult:
     """Both arms on one task."""
 
     task: str
+    split: str = "dev"
     arms: dict[str, ArmResult] = field(default_factory=dict)
 
 
@@ -169,7 +208,19 @@ async def swarm_arm(task: EvalTask, context: Context, grade_timeout_s: float) ->
             seconds=round(time.monotonic() - start, 2), outcome="failed", error=repr(err)
         )
     seconds = round(time.monotonic() - start, 2)
-    return await _graded_swarm(state, task, seconds, grade_timeout_s)
+    result = await _graded_swarm(state, task, seconds, grade_timeout_s)
+    result.attempts = await asyncio.to_thread(_attempts, state, task, grade_timeout_s)
+    return result
+
+
+def _attempts(state: OutputState, task: EvalTask, grade_timeout_s: float) -> list[dict[str, Any]]:
+    """Every candidate of a swarm run: its round, gate, checks passed and its hidden grade."""
+    report = state.report
+    rows = []
+    for attempt in report.attempts if report else []:
+        checked = grade(attempt.code, task.hidden_tests, timeout_s=grade_timeout_s)
+        rows.append({**asdict(attempt), "hidden_solved": checked.solved})
+    return rows
 
 
 async def _graded_swarm(
@@ -183,6 +234,7 @@ async def _graded_swarm(
         hidden_passed=checked.passed,
         hidden_failed=checked.failed,
         seconds=seconds,
+        code=code or "",
         outcome=report.outcome if report else state.status,
         revisions=report.revisions if report else 0,
         prompt_tokens=sum(m.prompt_tokens for m in state.metrics),
@@ -195,22 +247,76 @@ async def _graded_swarm(
     )
 
 
-def direct_messages(statement: str) -> list[BaseMessage]:
-    """The direct arm's prompt: the coder's own system prompt and the bare task."""
-    return [SystemMessage(prompts.CODER_SYSTEM), HumanMessage(f"Task:\n{statement}\n")]
+PLAIN_ASK = "\n\nReply with the complete Python code in one ```python block."
+
+
+def plain_messages(statement: str) -> list[BaseMessage]:
+    """The plain arm's prompt: the task verbatim, asking for a code block, and nothing else."""
+    return [HumanMessage(statement.strip() + PLAIN_ASK)]
+
+
+def first_code_block(text: str) -> str:
+    """The first ```python block of an answer (the whole answer when it has none)."""
+    found = re.search(r"```(?:python|py)?[^\n]*\n(.*?)(?:```|\Z)", text, re.DOTALL)
+    return (found[1] if found else text).strip("\n") + "\n"
+
+
+async def plain_arm(task: EvalTask, context: Context, grade_timeout_s: float) -> ArmResult:
+    """One plain chat call of the coder model, as a user would make it; grade its code block.
+
+    An answer cut at the budget still yields the code it holds: a user would keep it too.
+    """
+    start = time.monotonic()
+    async with httpx.AsyncClient(timeout=context.node_timeout_s) as http:
+        if context.lease_models:
+            await lease_model(http, context.base_url, context.coder_model, context.api_key)
+        llm = chat_model(
+            base_url=context.base_url,
+            model=context.coder_model,
+            api_key=context.api_key,
+            max_tokens=context.coder_tokens or CODE_TOKENS,
+            temperature=0.0,
+            seed=context.seed,
+            timeout_s=context.node_timeout_s,
+            http_client=http,
+        )
+        try:
+            raw = await llm.ainvoke(plain_messages(task.statement))
+        except Exception as err:  # the arm's failure is a result, not the end of the eval
+            return ArmResult(
+                seconds=round(time.monotonic() - start, 2), outcome="failed", error=repr(err)
+            )
+    seconds = round(time.monotonic() - start, 2)
+    answer = read_answer(raw)
+    code = first_code_block(answer.text)
+    checked = await asyncio.to_thread(grade, code, task.hidden_tests, timeout_s=grade_timeout_s)
+    return ArmResult(
+        solved=checked.solved,
+        hidden_passed=checked.passed,
+        hidden_failed=checked.failed,
+        seconds=seconds,
+        outcome=answer.finish_reason or "answered",
+        prompt_tokens=answer.prompt_tokens,
+        completion_tokens=answer.completion_tokens,
+        calls=1,
+        model_s=seconds,
+        grading=checked.detail,
+        code=code,
+    )
 
 
 async def direct_arm(task: EvalTask, context: Context, grade_timeout_s: float) -> ArmResult:
-    """One call of the coder model with the coder's budget; grade the code it returns."""
+    """One guided code-block call with the coder's prompt (no checks, no retry, no fallback)."""
     start = time.monotonic()
+    entry = entry_point_of(task.statement)
     try:
-        answer = await ask(
+        answer = await ask_code(
             context,
-            "coder",
-            "direct_coder",
-            CodeSubmission,
-            direct_messages(task.statement),
-            single_attempt=True,
+            coder_messages(task.statement, entry),
+            revision=0,
+            sampling=(0.0, context.seed),
+            greedy=False,
+            node="direct_coder",
         )
     except NodeFailedError as err:
         seconds = round(time.monotonic() - start, 2)
@@ -236,7 +342,9 @@ async def direct_arm(task: EvalTask, context: Context, grade_timeout_s: float) -
         completion_tokens=answer.metrics.completion_tokens,
         calls=1,
         first_try_valid=1,
+        model_s=seconds,
         grading=checked.detail,
+        code=answer.value.code,
     )
 
 
@@ -264,8 +372,8 @@ async def evaluate(
     if options.concurrency < 1:
         raise ValueError(f"concurrency must be at least 1, not {options.concurrency}")
     gate = asyncio.Semaphore(options.concurrency)
-    results = {t.name: TaskResult(t.name) for t in tasks}
-    runners = {"swarm": swarm_arm, "direct": direct_arm}
+    results = {t.name: TaskResult(t.name, t.split) for t in tasks}
+    runners = {"swarm": swarm_arm, "plain": plain_arm, "direct": direct_arm}
     arm_seconds: dict[str, float] = {}
 
     async def one(arm: Arm, task: EvalTask) -> None:
@@ -282,31 +390,61 @@ async def evaluate(
     rows = [results[t.name] for t in tasks]
     return {
         "summary": summarize(rows, options.arms, arm_seconds),
-        "tasks": [{"task": r.task, **{a: asdict(x) for a, x in r.arms.items()}} for r in rows],
+        "tasks": [
+            {"task": r.task, "split": r.split, **{a: asdict(x) for a, x in r.arms.items()}}
+            for r in rows
+        ],
         "options": asdict(options),
+    }
+
+
+def _arm_summary(done: Sequence[ArmResult], arm: str) -> dict[str, Any]:
+    calls = sum(a.calls for a in done)
+    solved = sum(a.solved for a in done)
+    seconds = sorted(a.seconds for a in done)
+    structured = arm != "plain" and calls
+    return {
+        "solved": solved,
+        "solved_share": round(solved / len(done), 3) if done else None,
+        "calls": calls,
+        "first_try_valid_share": round(sum(a.first_try_valid for a in done) / calls, 3)
+        if structured
+        else None,
+        "syntax_errors": sum(1 for a in done if "SyntaxError" in a.grading),
+        "median_s": seconds[len(seconds) // 2] if seconds else None,
+        "outcomes": dict(sorted(Counter(a.outcome for a in done).items())),
+        "completion_tokens": sum(a.completion_tokens for a in done),
     }
 
 
 def summarize(
     rows: Sequence[TaskResult], arms: Sequence[str], arm_seconds: dict[str, float]
 ) -> dict[str, Any]:
-    """Solved share, first-try schema validity and wall time per arm."""
+    """Per arm: solved share (whole set and each split), validity, time; per pair: who won.
+
+    ``pairs["swarm/plain"]`` lists the tasks only the swarm solved and those only plain did.
+    """
     summary: dict[str, Any] = {"tasks": len(rows)}
     for arm in arms:
         done = [r.arms[arm] for r in rows if arm in r.arms]
-        calls = sum(a.calls for a in done)
-        solved = sum(a.solved for a in done)
-        summary[arm] = {
-            "solved": solved,
-            "solved_share": round(solved / len(done), 3) if done else None,
-            "calls": calls,
-            "first_try_valid_share": round(sum(a.first_try_valid for a in done) / calls, 3)
-            if calls
-            else None,
-            "outcomes": dict(sorted(Counter(a.outcome for a in done).items())),
-            "wall_s": arm_seconds.get(arm),
-            "completion_tokens": sum(a.completion_tokens for a in done),
-        }
+        summary[arm] = {**_arm_summary(done, arm), "wall_s": arm_seconds.get(arm)}
+        for split in ("dev", "held-out"):
+            part = [r.arms[arm] for r in rows if arm in r.arms and r.split == split]
+            if part:
+                summary[arm][split] = {"tasks": len(part), "solved": sum(a.solved for a in part)}
+    pairs: dict[str, dict[str, list[str]]] = {}
+    for i, first in enumerate(arms):
+        for second in arms[i + 1 :]:
+            both = [r for r in rows if first in r.arms and second in r.arms]
+            pairs[f"{first}/{second}"] = {
+                f"only_{first}": [
+                    r.task for r in both if r.arms[first].solved and not r.arms[second].solved
+                ],
+                f"only_{second}": [
+                    r.task for r in both if r.arms[second].solved and not r.arms[first].solved
+                ],
+            }
+    summary["pairs"] = pairs
     return summary
 
 

@@ -13,7 +13,8 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 from pydantic import BaseModel
 
-from agents.call import AgentCallError, CallPolicy, CallTrace, call_structured
+from agents.call import AgentCallError, CallPolicy, CallTrace, Invoker, call_structured
+from agents.coder import CODE_TOKENS, CodeDraft, ainvoke_code
 from agents.structured import chat_model, token_budget
 from agents.transport import EndpointDeadlineError, status_failure, unreachable
 from graphs.context import Context, Role
@@ -93,12 +94,17 @@ async def ask(
     revision: int = 0,
     max_tokens: int | None = None,
     single_attempt: bool = False,
+    sampling: tuple[float, int] | None = None,
+    invoke: Invoker[T] | None = None,
 ) -> Answer[T]:
     """Get ``schema`` from the role's model (retry, fallback); raise NodeFailedError.
 
     ``single_attempt``: one call on the role's model and budget, no retry, no fallback
-    (the evaluation's direct baseline).
+    (the evaluation's direct baseline, and the coder's sampled candidates).
+    ``sampling``: (temperature, seed) instead of the role's. ``invoke``: how to ask
+    (default: guided JSON).
     """
+    temperature, seed = sampling or (ctx.temperature_for(role), ctx.seed)
     budget = max_tokens or ctx.tokens_for(role)
     policy = CallPolicy(
         model=ctx.model_for(role),
@@ -120,8 +126,8 @@ async def ask(
                 model=model,
                 api_key=ctx.api_key,
                 max_tokens=max_tokens,
-                temperature=ctx.temperature_for(role),
-                seed=ctx.seed,
+                temperature=temperature,
+                seed=seed,
                 timeout_s=ctx.node_timeout_s,
                 http_client=http,
             )
@@ -132,7 +138,7 @@ async def ask(
             return await lease_model(http, ctx.base_url, model, ctx.api_key)
 
         try:
-            outcome = await call_structured(schema, messages, policy, chat, lease)
+            outcome = await call_structured(schema, messages, policy, chat, lease, invoke)
         except (AgentCallError, httpx.HTTPError) as err:
             trace = err.trace if isinstance(err, AgentCallError) else CallTrace()
             metrics = _metrics(node, trace, start, revision, model=trace.last_model or policy.model)
@@ -155,6 +161,34 @@ async def ask(
         prompt_tokens=metrics.prompt_tokens,
     )
     return Answer(outcome.result.value, metrics)
+
+
+async def ask_code(
+    ctx: Context,
+    messages: Sequence[BaseMessage],
+    *,
+    revision: int,
+    sampling: tuple[float, int],
+    greedy: bool,
+    node: str = "coder",
+) -> Answer[CodeDraft]:
+    """One coder candidate: a fenced code block from the coder's model (see agents.coder).
+
+    The greedy candidate gets the whole policy (a larger budget when cut off, the fallback
+    model); a sampled one a single attempt: the other candidates stand in for it.
+    """
+    return await ask(
+        ctx,
+        "coder",
+        node,
+        CodeDraft,
+        messages,
+        revision=revision,
+        max_tokens=ctx.coder_tokens or CODE_TOKENS,
+        single_attempt=not greedy,
+        sampling=sampling,
+        invoke=ainvoke_code,
+    )
 
 
 def _metrics(

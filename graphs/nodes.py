@@ -10,25 +10,25 @@ from langchain_core.messages import BaseMessage
 from langgraph.runtime import Runtime
 
 from agents import prompts
-from agents.checks import checks_module
+from agents.examples import EntryPoint, entry_point_of, statement_checks
 from agents.lookups import available_tools, lookup_plan_schema, run_lookups
 from agents.prompts import clip, layout
 from agents.researcher import MAX_TASK_CHARS, researcher_messages
-from agents.schemas import AuditReport, CodeSubmission, ResearchBrief, StageSummary
+from agents.schemas import AuditReport, ResearchBrief, StageSummary
+from graphs.coding import attempt_text
 from graphs.context import Context
 from graphs.llm import NodeFailedError, ask
-from graphs.state import AuditEntry, FinalReport, NodeMetrics, State, TestRun
+from graphs.state import Attempt, AuditEntry, FinalReport, NodeMetrics, State
 from tools.dispatch import ToolContext
-from tools.sandbox import SandboxUnavailable, run_tests, test_counts
+from tools.evidence import Evidence, bandit_scan, performance_probe
+from tools.sandbox import SandboxUnavailable
 
-SOLUTION, TESTS = "solution.py", "test_solution.py"
-_OUTPUT_TAIL = 1200
+SOLUTION = "solution.py"
 _NOTES_CHARS = 1800
 # Three short tool calls; the tools' own argument bounds (a SQL query may be 8000
 # characters) would let a looping small model run for minutes.
 _LOOKUP_TOKENS = 384
 _PROBLEMS_CHARS = 1600
-_BLOCKING = {"high", "critical"}
 
 
 def validate_task(task: str) -> str:
@@ -96,7 +96,23 @@ async def researcher(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         answer = await ask(ctx, "researcher", "researcher", ResearchBrief, messages)
     except NodeFailedError as err:
         return {**_failed(err), "metrics": [*metrics, err.metrics]}
-    return {"brief": answer.value, "research_notes": notes, "metrics": [*metrics, answer.metrics]}
+    brief = answer.value
+    entry = entry_point_of(task) or _brief_entry(brief)
+    return {
+        "brief": brief,
+        "research_notes": notes,
+        "entry": entry,
+        "checks": statement_checks(task, entry),
+        "metrics": [*metrics, answer.metrics],
+    }
+
+
+def _brief_entry(brief: ResearchBrief) -> EntryPoint | None:
+    """The brief's entry point, when the statement names none itself."""
+    name = brief.entry_point.strip()
+    if not name.isidentifier() or brief.kind not in ("function", "class"):
+        return None
+    return EntryPoint(name, "class" if brief.kind == "class" else "function")
 
 
 def _summary_messages(ctx: Context, audience: str, material: str) -> list[BaseMessage]:
@@ -112,32 +128,21 @@ def _handover(summary: StageSummary, limit: int) -> str:
     return clip(f"{summary.summary}\n{points}".strip(), limit)
 
 
-def _brief_text(brief: ResearchBrief) -> str:
-    cases = "\n".join(f"- {c.call} == {c.expected}  ({c.description})" for c in brief.test_cases)
-    lines = [
-        f"Summary: {brief.summary}",
-        f"Write: {brief.kind} `{brief.entry_point}`",
-        "Requirements:\n" + "\n".join(f"- {r}" for r in brief.requirements),
-    ]
-    if brief.constraints:
-        lines.append("Constraints:\n" + "\n".join(f"- {c}" for c in brief.constraints))
-    lines.append("Test cases:\n" + cases)
-    return "\n".join(lines)
-
-
 async def summarize_brief(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
-    """Condense the brief and research notes into the coder's hand-over.
+    """Prune the researcher's lookup notes into the coder's hand-over; the task stays verbatim.
 
-    Without context pruning (a baseline) there is no LLM call: the raw material is handed over.
+    Only lookup results (file contents, query rows) can grow, so only they are summarized, by
+    the summarizer model; a run without lookups makes no call. Without context pruning (a
+    baseline) the raw notes are handed over.
     """
     ctx = _ctx(runtime)
     if state.brief is None:
         return _failed(RuntimeError("summarize_brief: no research brief to summarize"))
-    material = _brief_text(state.brief)
-    if state.research_notes:
-        material += "\nResearch notes:\n" + state.research_notes
+    if not state.research_notes:
+        return {"coder_briefing": ""}
     if not ctx.context_pruning:
-        return {"coder_briefing": material}
+        return {"coder_briefing": state.research_notes}
+    material = f"Task:\n{clip(state.task, 1500)}\nWhat the lookups found:\n{state.research_notes}"
     try:
         answer = await ask(
             ctx,
@@ -147,115 +152,63 @@ async def summarize_brief(state: State, runtime: Runtime[Context]) -> dict[str, 
             _summary_messages(ctx, "the coder", material),
         )
     except NodeFailedError as err:
-        return _failed(err)
-    # The structured brief's facts travel verbatim; the summary adds the gist on top.
-    handover = clip(
-        _handover(answer.value, ctx.handover_chars // 2) + "\n" + material, ctx.handover_chars
+        # The notes themselves, clipped, still help more than nothing.
+        return {
+            "coder_briefing": clip(state.research_notes, ctx.handover_chars),
+            "metrics": [err.metrics],
+        }
+    return {
+        "coder_briefing": _handover(answer.value, ctx.handover_chars),
+        "metrics": [answer.metrics],
+    }
+
+
+def audit_material(state: State, kind: str, evidence: list[Evidence], limit: int) -> str:
+    """The auditor's bounded hand-over: the checks' outcome and its tool's evidence."""
+    tests = state.test_run
+    status = "no checks ran" if tests is None else f"{tests.passed} passed, {tests.failed} failed"
+    found = "\n".join(
+        f"- [{'BLOCKING' if e.blocking else 'note'}] {e.tool}: {e.text}" for e in evidence
     )
-    return {"coder_briefing": handover, "metrics": [answer.metrics]}
-
-
-def _coder_messages(state: State, ctx: Context) -> list[BaseMessage]:
-    revision = ""
-    if state.revision and state.history and not ctx.context_pruning:
-        revision = prompts.CODER_HISTORY.format(
-            number=state.revision, history="\n".join(state.history)
-        )
-    elif state.revision and state.files:
-        revision = prompts.CODER_REVISION.format(
-            number=state.revision, code=state.files.get(SOLUTION, ""), problems=state.problems
-        )
-    return layout(
-        prompts.CODER_SYSTEM,
-        prompts.CODER_TASK.format(brief=state.coder_briefing, revision=revision),
-        ctx.prompt_layout,
-    )
-
-
-async def coder(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
-    """Write (or revise) solution.py and its tests."""
-    ctx = _ctx(runtime)
-    try:
-        answer = await ask(
-            ctx,
-            "coder",
-            "coder",
-            CodeSubmission,
-            _coder_messages(state, ctx),
-            revision=state.revision,
-        )
-    except NodeFailedError as err:
-        return _failed(err)
-    files = {SOLUTION: answer.value.code, TESTS: checks_module(answer.value.checks)}
-    return {"files": files, "code_notes": answer.value.notes, "metrics": [answer.metrics]}
-
-
-async def run_code_tests(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
-    """Run the coder's tests against its code in the sandbox."""
-    ctx = _ctx(runtime)
-    try:
-        result = await asyncio.to_thread(run_tests, state.files, timeout_s=ctx.sandbox_timeout_s)
-    except (SandboxUnavailable, ValueError) as err:
-        return _failed(RuntimeError(f"run_tests: {err}"))
-    passed, failed = test_counts(result.stdout)
-    output = (result.stdout + "\n" + result.stderr).strip()
-    test_run = TestRun(
-        ok=result.exit_code == 0 and failed == 0 and passed > 0,
-        passed=passed,
-        failed=failed,
-        exit_code=result.exit_code,
-        timed_out=result.timed_out,
-        output=output[-_OUTPUT_TAIL:],
-        duration_s=round(result.duration_s, 3),
-    )
-    return {"test_run": test_run}
-
-
-def _raw_audit_material(state: State, status: str) -> str:
-    """The unpruned auditors' hand-over: the brief, the coder's note and the test output."""
-    task = _brief_text(state.brief) if state.brief else f"Task: {state.task}"
-    output = state.test_run.output if state.test_run else ""
-    return f"{task}\nCoder's note: {state.code_notes}\nTests: {status}\nTest output:\n{output}"
+    tool = "bandit (static analysis)" if kind == "security" else "the timed run on large inputs"
+    return clip(f"Checks: {status}\nWhat {tool} found:\n{found or '- nothing'}", limit)
 
 
 async def summarize_code(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
-    """Condense the brief, the coder's note and the test run into the auditors' hand-over.
+    """Gather the auditors' evidence on the chosen code and bound their hand-over.
 
-    Without context pruning (a baseline) there is no LLM call: the raw material is handed over.
+    bandit reads the code; the performance probe runs the passed checks on large inputs in
+    the sandbox. Neither is a model: this is what the auditors' verdicts must rest on.
     """
-    ctx = _ctx(runtime)
-    tests = state.test_run
-    status = "no test run" if tests is None else f"{tests.passed} passed, {tests.failed} failed"
-    if not ctx.context_pruning:
-        return {"audit_briefing": _raw_audit_material(state, status)}
-    material = (
-        f"Task: {state.brief.summary if state.brief else state.task[:300]}\n"
-        f"Coder's note: {state.code_notes}\nTests: {status}"
-    )
+    code = state.files.get(SOLUTION, "")
+    if not code:
+        return {"evidence": {"security": [], "performance": []}, "audit_briefing": ""}
+    best = state.scored[state.best] if state.best is not None else None
+    passed = [v.ok for v in best.verdicts] if best and not best.gate else []
     try:
-        answer = await ask(
-            ctx,
-            "summarizer",
-            "summarize_code",
-            StageSummary,
-            _summary_messages(ctx, "the security and performance auditors", material),
-            revision=state.revision,
-        )
-    except NodeFailedError as err:
-        return _failed(err)
-    return {
-        "audit_briefing": _handover(answer.value, ctx.handover_chars),
-        "metrics": [answer.metrics],
-    }
+        security = await asyncio.to_thread(bandit_scan, code)
+    except (RuntimeError, OSError) as err:
+        security = [Evidence("bandit", f"could not run: {clip(str(err), 200)}", False)]
+    performance: list[Evidence] = []
+    if passed:
+        try:
+            performance = await asyncio.to_thread(
+                performance_probe, code, list(state.checks), passed, state.entry
+            )
+        except (SandboxUnavailable, ValueError) as err:
+            performance = [Evidence("performance probe", f"could not run: {err}", False)]
+    return {"evidence": {"security": security, "performance": performance}}
 
 
 def _auditor(kind: str) -> Any:
     async def audit(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         ctx = _ctx(runtime)
+        evidence = state.evidence.get(kind, [])
         messages = layout(
             prompts.AUDITOR_SYSTEM[kind],
             prompts.AUDITOR_INPUT.format(
-                briefing=state.audit_briefing, code=state.files.get(SOLUTION, "")
+                briefing=audit_material(state, kind, evidence, ctx.handover_chars),
+                code=state.files.get(SOLUTION, ""),
             ),
             ctx.prompt_layout,
         )
@@ -269,11 +222,13 @@ def _auditor(kind: str) -> Any:
                 revision=state.revision,
             )
         except NodeFailedError as err:
-            return _failed(err)
+            # The evidence still decides; the run records that the auditor gave no verdict.
+            report = AuditReport(verdict="approve", findings=[])
+            return {"audits": {kind: report}, "metrics": [err.metrics]}
         return {"audits": {kind: answer.value}, "metrics": [answer.metrics]}
 
     audit.__name__ = f"{kind}_auditor"
-    audit.__doc__ = f"The {kind} auditor's verdict and findings on solution.py."
+    audit.__doc__ = f"The {kind} auditor's verdict on solution.py, given its tool's evidence."
     return audit
 
 
@@ -281,83 +236,89 @@ security_auditor = _auditor("security")
 performance_auditor = _auditor("performance")
 
 
-_FAILURE_MARKS = ("FAIL ", "ERROR ", "AssertionError", "Error:", "Exception:")
-
-
-def failure_lines(output: str, limit: int = 12) -> str:
-    """The lines of a test run that say what failed (its tail when none does)."""
-    picked = [
-        line.strip()
-        for line in output.splitlines()
-        if line.startswith(_FAILURE_MARKS) or "Error: " in line
+def blocking_evidence(state: State) -> list[str]:
+    """The evidence that must be fixed before approval, as lines for the next revision."""
+    return [
+        f"- {kind}: {e.tool}: {e.text}"
+        for kind, items in sorted(state.evidence.items())
+        for e in items
+        if e.blocking
     ]
-    return "\n".join(picked[:limit]) if picked else output[-700:]
 
 
-def problems_of(state: State, *, bounded: bool = True) -> str:
-    """What the next revision must fix: failing tests and blocking findings.
-
-    Clipped to a fixed size unless ``bounded`` is False (the unpruned baseline).
-    """
+def problems_of(state: State) -> str:
+    """What still stands against the chosen code: failing checks and blocking evidence."""
     lines: list[str] = []
     tests = state.test_run
     if tests is not None and not tests.ok:
-        lines.append(
-            f"Tests: {tests.passed} passed, {tests.failed} failed"
-            f"{' (timed out)' if tests.timed_out else ''}:\n{failure_lines(tests.output)}"
-        )
-    for kind, report in sorted(state.audits.items()):
-        if report.verdict != "revise":
-            continue
-        for finding in report.findings:
-            if finding.severity in _BLOCKING:
-                lines.append(f"{kind} [{finding.severity}] {finding.title}: {finding.detail}")
-    text = "\n".join(lines)
-    return clip(text, _PROBLEMS_CHARS) if bounded else text
+        lines.append(state.problems or f"- {tests.output[-400:]}")
+    lines += blocking_evidence(state)
+    return clip("\n".join(lines), _PROBLEMS_CHARS)
 
 
 async def decide(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
-    """Revise when tests fail or a blocking finding stands, within the revision limit.
+    """Revise when blocking evidence stands, within the revision limit; else finish.
 
-    Without context pruning (a baseline) a revision also appends the attempt just judged,
-    its code and its problems, to the history the revising coder gets in full.
+    Failing checks were already revised in the loop through run_tests; an auditor's opinion
+    without evidence is reported, never a reason to rewrite correct code.
     """
     ctx = _ctx(runtime)
-    problems = problems_of(state, bounded=ctx.context_pruning)
-    if problems and state.revision < ctx.max_revisions:
+    evidence = blocking_evidence(state)
+    if evidence and state.revision < ctx.max_revisions:
         update: dict[str, Any] = {
             "decision": "revise",
-            "problems": problems,
+            "problems": clip("\n".join(evidence), _PROBLEMS_CHARS),
             "revision": state.revision + 1,
+            "blocked": [] if state.best is None else [state.best],
         }
         if not ctx.context_pruning:
-            attempt = prompts.CODER_ATTEMPT.format(
-                number=state.revision + 1, code=state.files.get(SOLUTION, ""), problems=problems
-            )
-            update["history"] = [attempt]
+            code = state.files.get(SOLUTION, "")
+            update["history"] = [attempt_text(state.revision + 1, code, "\n".join(evidence))]
         return update
-    return {"decision": "finish", "problems": problems}
+    return {"decision": "finish", "problems": problems_of(state)}
 
 
 def _outcome(state: State) -> tuple[str, str]:
     if state.status == "failed":
         return "failed", state.error or "an agent failed"
-    if not state.problems:
-        return "approved", "the tests pass and no blocking finding stands"
-    rounds = f"{state.revision} revision(s)"
     tests = state.test_run
-    if tests is not None and not tests.ok:
-        return "unresolved", f"tests still fail after {rounds} (the revision limit)"
-    return "unresolved", f"blocking audit findings remain after {rounds} (the revision limit)"
+    if state.entry is None:
+        return "unresolved", (
+            "the task names no function or class to write, so nothing could be checked by "
+            "running it; the code is shown unverified"
+        )
+    if tests is None or not state.files:
+        return "unresolved", "no candidate solution could be run"
+    if tests.passed == 0 and tests.ok:
+        return "unresolved", "no check of the task could be run against the code"
+    if not state.problems:
+        return "approved", "the checks pass and no tool found a blocking problem"
+    rounds = f"{state.revision} revision(s)"
+    if not tests.ok:
+        return "unresolved", f"checks still fail after {rounds}"
+    return "unresolved", f"blocking evidence remains after {rounds} (the revision limit)"
 
 
 async def finish(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     """Write the final report; the run is done unless an agent failed."""
     outcome, reason = _outcome(state)
+    backed = {kind for kind, items in state.evidence.items() if any(e.blocking for e in items)}
     findings = [
-        AuditEntry(auditor=kind, severity=f.severity, title=f.title, detail=f.detail)
+        AuditEntry(
+            auditor=kind,
+            severity=f.severity,
+            title=f.title,
+            detail=f.detail,
+            evidence=kind in backed,
+        )
         for kind, report in sorted(state.audits.items())
         for f in report.findings
+    ]
+    best = state.scored[state.best] if state.best is not None and state.scored else None
+    verdicts = best.verdicts if best is not None and not best.gate else []
+    checks = [
+        f"{'PASS' if i < len(verdicts) and verdicts[i].ok else 'FAIL'} [{c.source}] {c.label()}"
+        for i, c in enumerate(state.checks)
     ]
     report = FinalReport(
         outcome=outcome,  # type: ignore[arg-type]
@@ -366,6 +327,20 @@ async def finish(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         files=dict(state.files),
         tests=state.test_run,
         findings=findings,
+        evidence=[e for _, items in sorted(state.evidence.items()) for e in items],
+        candidates=len(state.candidates),
+        attempts=[
+            Attempt(
+                revision=c.revision,
+                greedy=c.greedy,
+                chosen=i == state.best,
+                gate=c.gate,
+                checks_passed=[v.ok for v in c.verdicts],
+                code=c.code,
+            )
+            for i, c in enumerate(state.scored)
+        ],
+        checks=checks,
         revisions=state.revision,
         prompt_tokens=sum(m.prompt_tokens for m in state.metrics),
         completion_tokens=sum(m.completion_tokens for m in state.metrics),

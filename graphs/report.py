@@ -130,15 +130,22 @@ def print_eval(results: dict[str, Any], *, as_json: bool) -> None:
         return
     summary = results["summary"]
     print(f"eval {results.get('run_id', '')}: {summary['tasks']} tasks in {results['seconds']} s")
-    for arm in ("swarm", "direct"):
+    for arm in ("swarm", "plain", "direct"):
         if arm not in summary:
             continue
         part = summary[arm]
         valid = part["first_try_valid_share"]
+        splits = ", ".join(
+            f"{split} {part[split]['solved']}/{part[split]['tasks']}"
+            for split in ("dev", "held-out")
+            if split in part
+        )
         print(
             f"  {arm:6} solved {part['solved']}/{summary['tasks']} "
-            f"({100 * (part['solved_share'] or 0):.0f}%), schema-valid on the first try "
-            f"{'-' if valid is None else f'{100 * valid:.0f}%'} of {part['calls']} calls, "
-            f"{part['wall_s']} s"
+            f"({100 * (part['solved_share'] or 0):.0f}%; {splits}), schema-valid on the first "
+            f"try {'-' if valid is None else f'{100 * valid:.0f}%'} of {part['calls']} calls, "
+            f"median {part.get('median_s')} s a task, {part['wall_s']} s in all"
         )
+    for pair, sides in summary.get("pairs", {}).items():
+        print(f"  {pair}: " + "; ".join(f"{k} {', '.join(v) or '-'}" for k, v in sides.items()))
     print(f"  models: {', '.join(f'{k} {v}' for k, v in results.get('models', {}).items())}")

@@ -23,10 +23,11 @@ import aiosqlite
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
-from agents import schemas
+from agents import examples, schemas
 from graphs import state as state_types
 from runtime.logs import add_secrets
 from runtime.settings import PostgresURL
+from tools import check_runner, evidence
 
 if TYPE_CHECKING:
     from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
@@ -43,7 +44,7 @@ class RunsDatabaseError(RuntimeError):
 
 def serializer() -> JsonPlusSerializer:
     """Checkpoint serializer that revives exactly the state's own types, nothing else."""
-    modules: tuple[ModuleType, ...] = (state_types, schemas)
+    modules: tuple[ModuleType, ...] = (state_types, schemas, examples, check_runner, evidence)
     allowed = [
         obj
         for module in modules

@@ -6,7 +6,10 @@ import operator
 from dataclasses import dataclass, field
 from typing import Annotated, Literal
 
+from agents.examples import Check, EntryPoint
 from agents.schemas import AuditReport, ResearchBrief
+from tools.check_runner import Verdict
+from tools.evidence import Evidence
 
 RunStatus = Literal["running", "done", "failed"]
 Outcome = Literal["approved", "unresolved", "failed"]
@@ -60,6 +63,25 @@ class TestRun:
 
 
 @dataclass(kw_only=True)
+class Candidate:
+    """One solution.py the coder wrote, and what running it showed."""
+
+    code: str
+    """The module, as written."""
+    revision: int
+    """The round it was written in (0: the first candidates)."""
+    greedy: bool
+    """Decoded at temperature 0 (else sampled with ``seed``)."""
+    seed: int
+    gate: str = ""
+    """Why it could not be run as a solution ("" when it passed the gate)."""
+    verdicts: list[Verdict] = field(default_factory=list)
+    """Its verdict on each of the run's checks, in their order."""
+    scored: bool = False
+    """Whether it has been run against the checks."""
+
+
+@dataclass(kw_only=True)
 class AuditEntry:
     """One finding, with the auditor that made it (for the final report)."""
 
@@ -67,6 +89,22 @@ class AuditEntry:
     severity: str
     title: str
     detail: str
+    evidence: bool = False
+    """Whether a tool's evidence backs the auditor's verdict (only then may it block)."""
+
+
+@dataclass(kw_only=True)
+class Attempt:
+    """One candidate as the final report shows it."""
+
+    revision: int
+    greedy: bool
+    chosen: bool
+    gate: str
+    """Why it could not run as a solution ("" when it could)."""
+    checks_passed: list[bool]
+    """Its verdict on each of the run's checks, in the report's ``checks`` order."""
+    code: str
 
 
 @dataclass(kw_only=True)
@@ -85,6 +123,15 @@ class FinalReport:
     """The last test run."""
     findings: list[AuditEntry]
     """The last audit's findings."""
+    evidence: list[Evidence] = field(default_factory=list)
+    """What the auditors' tools established about the final code."""
+    candidates: int = 0
+    """Candidate solutions written over the run."""
+    attempts: list[Attempt] = field(default_factory=list)
+    """Every candidate with its checks' outcome: why the chosen one was chosen."""
+    checks: list[str] = field(default_factory=list)
+    """The checks the candidates were run against, each with its source and whether the
+    final code passed it."""
     revisions: int
     """Revision rounds done."""
     prompt_tokens: int
@@ -106,6 +153,13 @@ def merge_audits(
     left: dict[str, AuditReport], right: dict[str, AuditReport]
 ) -> dict[str, AuditReport]:
     """Reducer for the parallel auditors: each writes its own key; a new round overwrites."""
+    return {**left, **right}
+
+
+def merge_evidence(
+    left: dict[str, list[Evidence]], right: dict[str, list[Evidence]]
+) -> dict[str, list[Evidence]]:
+    """Reducer for the parallel auditors' evidence: each writes its own key."""
     return {**left, **right}
 
 
@@ -141,6 +195,21 @@ class State(InputState, OutputState):
 
     brief: ResearchBrief | None = None
     """The researcher's structured brief."""
+    entry: EntryPoint | None = None
+    """The function or class the task asks for (read from the statement, else the brief)."""
+    checks: list[Check] = field(default_factory=list)
+    """The checks every candidate runs: the statement's examples, then the test writer's."""
+    candidates: Annotated[list[Candidate], operator.add] = field(default_factory=list)
+    """Every candidate written so far, all rounds (scored in place by run_tests)."""
+    scored: list[Candidate] = field(default_factory=list)
+    """The candidates with their verdicts, as run_tests last scored them."""
+    best: int | None = None
+    """Index (into ``scored``) of the best candidate so far."""
+    blocked: Annotated[list[int], operator.add] = field(default_factory=list)
+    """Candidates (into ``scored``) a tool found a blocking problem in: never chosen again
+    over one without."""
+    evidence: Annotated[dict[str, list[Evidence]], merge_evidence] = field(default_factory=dict)
+    """Each auditor's tool evidence on the latest code."""
     research_notes: str = ""
     """What the researcher's tool lookups found (bounded)."""
     coder_briefing: str = ""

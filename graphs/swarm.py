@@ -1,8 +1,14 @@
-"""The edgeswarm graph: researcher → summarize → coder → tests → summarize → auditors → decide.
+"""The edgeswarm graph: researcher, coder ∥ test writer, checks, evidence, auditors, decide.
 
-The decision loops back to the coder (``revise``) until the tests pass and no blocking
-finding stands, or the revision limit is reached; any agent failure ends the run with a
-failed status and its reason. Compiled and exported as ``graph``, named ``swarm``.
+researcher → summarize → [coder ∥ test writer] → run the checks → (revise) → gather
+evidence → [security ∥ performance auditors] → decide.
+
+The coder writes several candidates at once, the test writer writes checks from the task
+alone, and ``run_tests`` keeps the candidate that passes the best-supported checks; while a
+check with support fails, and rounds are left, the coder revises from what the failing calls
+returned. The auditors judge the chosen code on their tools' evidence; only evidence sends
+it back. Any agent failure ends the run with a failed status and its reason. Compiled and
+exported as ``graph``, named ``swarm``.
 """
 
 from __future__ import annotations
@@ -12,7 +18,7 @@ from typing import Literal
 
 from langgraph.graph import END, START, StateGraph
 
-from graphs import nodes
+from graphs import coding, nodes
 from graphs.context import Context
 from graphs.nodes import validate_task
 from graphs.state import InputState, OutputState, State
@@ -37,6 +43,13 @@ def route_to_auditors(state: State) -> list[str]:
     return ["security_auditor", "performance_auditor"]
 
 
+def route_to_writers(state: State) -> list[str]:
+    """The coder and the test writer in parallel, unless the run has failed."""
+    if state.status == "failed":
+        return ["finish"]
+    return ["coder", "test_writer"]
+
+
 def route_decision(state: State) -> Literal["coder", "finish"]:
     """Back to the coder on ``revise``; to the final report otherwise."""
     if state.status != "failed" and state.decision == "revise":
@@ -51,8 +64,9 @@ def build_graph() -> StateGraph[State, Context, InputState, OutputState]:
     )
     builder.add_node("researcher", nodes.researcher)
     builder.add_node("summarize_brief", nodes.summarize_brief)
-    builder.add_node("coder", nodes.coder)
-    builder.add_node("run_tests", nodes.run_code_tests)
+    builder.add_node("coder", coding.coder)
+    builder.add_node("test_writer", coding.test_writer)
+    builder.add_node("run_tests", coding.run_tests)
     builder.add_node("summarize_code", nodes.summarize_code)
     builder.add_node("security_auditor", nodes.security_auditor)
     builder.add_node("performance_auditor", nodes.performance_auditor)
@@ -63,10 +77,15 @@ def build_graph() -> StateGraph[State, Context, InputState, OutputState]:
     builder.add_conditional_edges(
         "researcher", _then("summarize_brief"), ["summarize_brief", "finish"]
     )
-    builder.add_conditional_edges("summarize_brief", _then("coder"), ["coder", "finish"])
-    builder.add_conditional_edges("coder", _then("run_tests"), ["run_tests", "finish"])
     builder.add_conditional_edges(
-        "run_tests", _then("summarize_code"), ["summarize_code", "finish"]
+        "summarize_brief", route_to_writers, ["coder", "test_writer", "finish"]
+    )
+    # The first round's coder and test writer run in the same step, so run_tests runs once
+    # after both; a revision's coder alone triggers it again.
+    builder.add_edge("coder", "run_tests")
+    builder.add_edge("test_writer", "run_tests")
+    builder.add_conditional_edges(
+        "run_tests", coding.route_after_tests, ["coder", "summarize_code", "finish"]
     )
     builder.add_conditional_edges(
         "summarize_code", route_to_auditors, ["security_auditor", "performance_auditor", "finish"]

@@ -19,18 +19,28 @@ from tools.sandbox import SandboxUnavailable, run_python
 _MARK = "EDGESWARM-CHECKS "
 _GOT_CHARS = 160
 
+SAME_SOURCE = '''\
+def same(got, want):
+    """Whether a call returned the expected value: floats within a tolerance, True is not 1."""
+    numbers = (int, float)
+    if isinstance(got, float) or isinstance(want, float):
+        return (
+            isinstance(got, numbers)
+            and isinstance(want, numbers)
+            and math.isclose(got, want, rel_tol=1e-6, abs_tol=1e-9)
+        )
+    return got == want and isinstance(got, bool) == isinstance(want, bool)
+'''
+"""How every check compares (the sandboxed run and the test_solution.py a run writes); the
+module that runs it imports ``math``."""
+
 _HARNESS = """\
 import json, math, signal, sys
 MARK = {mark!r}
 CHECKS = json.loads({checks!r})
 LIMIT = {per_check_s!r}
 
-def same(got, want):
-    numbers = (int, float)
-    if isinstance(got, float) or isinstance(want, float):
-        return (isinstance(got, numbers) and isinstance(want, numbers)
-                and math.isclose(got, want, rel_tol=1e-6, abs_tol=1e-9))
-    return got == want and isinstance(got, bool) == isinstance(want, bool)
+{same}
 
 def alarm(*_):
     raise TimeoutError("the call ran past its time limit")
@@ -146,7 +156,11 @@ def run_checks(
     if why or not checks:
         return CandidateRun(gate=why)
     harness = _HARNESS.format(
-        mark=_MARK, checks=_payload(checks), per_check_s=per_check_s, got_chars=_GOT_CHARS
+        mark=_MARK,
+        checks=_payload(checks),
+        per_check_s=per_check_s,
+        got_chars=_GOT_CHARS,
+        same=SAME_SOURCE,
     )
     budget = min(timeout_s, per_check_s * (len(checks) + 2) + 2)
     result = run_python(harness, files={"solution.py": code}, timeout_s=budget)

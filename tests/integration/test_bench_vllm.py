@@ -47,7 +47,7 @@ def test_raw_throughput_and_guided_cost_are_measured(work: Workspace) -> None:
     assert set(guided["schemas"]) == {
         "ResearchBrief",
         "StageSummary",
-        "CodeSubmission",
+        "TestSuite",
         "AuditReport",
     }
     assert all(s["guided_tokens_per_s"] > 0 for s in guided["schemas"].values())

@@ -77,7 +77,7 @@ async def test_swarm_run_end_to_end(coder_server: VLLMServer) -> None:
             "researcher",
             "summarize_brief",
             "coder",
-            "summarize_code",
+            "run_tests",
             "security_auditor",
             "performance_auditor",
         }
@@ -85,5 +85,31 @@ async def test_swarm_run_end_to_end(coder_server: VLLMServer) -> None:
     assert report.outcome in {"approved", "unresolved"}
     assert "def " in report.files["solution.py"]
     assert report.tests is not None and report.tests.passed + report.tests.failed > 0
-    expected = {"researcher", "summarize_brief", "coder", "summarize_code"}
+    expected = {"researcher", "coder", "test_writer"}
     assert expected | {"security_auditor", "performance_auditor"} <= set(nodes)
+
+
+BANNER = (
+    "edgeswarm runs a swarm of cooperating LLM agents on your own hardware: no cloud API, "
+    "no per-token bill, no payload leaving the machine"
+)
+LONG_LINE_TASK = (
+    f"Write a Python function `banner()` returning this exact string: banner() == {BANNER!r}"
+)
+
+
+async def test_a_line_longer_than_100_characters_is_written_whole(
+    coder_server: VLLMServer,
+) -> None:
+    """The old format (code as JSON lines of at most 100 characters) cut this line."""
+    name = coder_server.spec.served_name
+    roles = {f"{role}_model": name for role in ("researcher", "coder", "auditor", "summarizer")}
+    context = Context(base_url=coder_server.base_url, **roles, fallback_model=None, max_revisions=1)
+    out = await graph.ainvoke(InputState(task=LONG_LINE_TASK), context=context, version="v2")
+    report = out.value.report
+    assert report is not None and report.outcome == "approved", report
+    code = report.files["solution.py"]
+    assert max(len(line) for line in code.splitlines()) > 100
+    namespace: dict[str, object] = {}
+    exec(compile(code, "solution.py", "exec"), namespace)
+    assert namespace["banner"]() == BANNER  # type: ignore[operator]

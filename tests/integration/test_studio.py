@@ -36,7 +36,7 @@ from langgraph_sdk.schema import StreamPart, ThreadState
 from graphs.context import Context
 from runtime.process import ManagedProcess, free_port
 from tests.conftest import FakeOpenAI
-from tests.unit.test_graph import GOOD_CODE, brief, round_steps, summary
+from tests.unit.test_graph import GOOD_CODE, audits, brief, code, suite
 from tests.unit.test_structured import BRIEF
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -197,7 +197,10 @@ def updated_nodes(parts: list[StreamPart]) -> list[str]:
 
 
 def schema_names(fake: FakeOpenAI) -> list[str]:
-    return [body["response_format"]["json_schema"]["name"] for body in fake.requests()]
+    return [
+        (body.get("response_format") or {}).get("json_schema", {}).get("name", "code")
+        for body in fake.requests()
+    ]
 
 
 async def test_studio_finds_the_swarm_assistant_its_drawing_and_schemas(
@@ -233,7 +236,8 @@ async def test_studio_finds_the_swarm_assistant_its_drawing_and_schemas(
 async def test_studio_run_stops_before_the_coder_then_resumes_to_an_approved_report(
     client: LangGraphClient, dev_server: DevServer, fake_openai: FakeOpenAI
 ) -> None:
-    fake_openai.script(brief(), summary(), *round_steps(GOOD_CODE))
+    # four candidates (the default), the writer's checks, both auditors
+    fake_openai.script(brief(), *[code(GOOD_CODE)] * 4, suite(), *audits())
     context = run_context(fake_openai)
     assistant_id = await swarm_assistant_id(client)
     thread_id: str = (await client.threads.create())["thread_id"]
@@ -250,13 +254,13 @@ async def test_studio_run_stops_before_the_coder_then_resumes_to_an_approved_rep
     )
     assert updated_nodes(first) == ["researcher", "summarize_brief", "__interrupt__"]
     paused = await client.threads.get_state(thread_id)
-    assert tuple(paused["next"]) == ("coder",)
+    assert sorted(paused["next"]) == ["coder", "test_writer"]
     assert (await client.threads.get(thread_id))["status"] == "interrupted"
     values = state_values(paused)
     assert {key: values["brief"][key] for key in BRIEF} == BRIEF  # the researcher's brief
-    assert values["coder_briefing"]
+    assert values["entry"]["name"] == "add"  # the entry point, from the brief
     assert not values.get("files")
-    assert schema_names(fake_openai) == ["ResearchBrief", "StageSummary"]  # no coder call yet
+    assert schema_names(fake_openai) == ["ResearchBrief"]  # no lookups to condense, no coder yet
 
     # Resuming is a new run on the thread: its context must be sent again.
     second = await collect(
@@ -265,9 +269,10 @@ async def test_studio_run_stops_before_the_coder_then_resumes_to_an_approved_rep
         )
     )
     resumed = updated_nodes(second)
-    assert resumed[:3] == ["coder", "run_tests", "summarize_code"]
-    assert sorted(resumed[3:5]) == ["performance_auditor", "security_auditor"]
-    assert resumed[5:] == ["decide", "finish"]
+    assert sorted(resumed[:2]) == ["coder", "test_writer"]
+    assert resumed[2:4] == ["run_tests", "summarize_code"]
+    assert sorted(resumed[4:6]) == ["performance_auditor", "security_auditor"]
+    assert resumed[6:] == ["decide", "finish"]
     last_values = [part.data for part in second if part.event == "values"][-1]
     assert last_values["status"] == "done"
 
@@ -278,16 +283,16 @@ async def test_studio_run_stops_before_the_coder_then_resumes_to_an_approved_rep
     report = state["report"]
     assert report["outcome"] == "approved", report["reason"]
     assert report["files"]["solution.py"] == GOOD_CODE
-    assert report["tests"]["ok"] and report["tests"]["passed"] == 1
+    assert report["tests"]["ok"] and report["tests"]["passed"] == 2
     assert (await client.threads.get(thread_id))["status"] == "idle"
     assert {body["model"] for body in fake_openai.requests()} == {fake_openai.model}
-    assert schema_names(fake_openai).count("CodeSubmission") == 1
+    assert schema_names(fake_openai).count("code") == 4
 
     history = await client.threads.get_history(thread_id, limit=50)
     assert len(history) >= 8, [h["next"] for h in history]
     assert len({h["checkpoint"]["checkpoint_id"] for h in history}) == len(history)
     assert tuple(history[0]["next"]) == ()  # newest first
-    assert [h for h in history if tuple(h["next"]) == ("coder",)]
+    assert [h for h in history if sorted(h["next"]) == ["coder", "test_writer"]]
     assert tuple(history[-1]["next"]) == ("__start__",)  # oldest last
     if dev_server.database is not None:  # the server used our Postgres checkpointer
         with psycopg.connect(dev_server.database) as conn:

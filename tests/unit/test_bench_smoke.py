@@ -116,7 +116,7 @@ def test_orchestration_overhead_and_context_pruning_run_on_the_fake_model(tmp_pa
     overhead = sp.orchestration_overhead(sp.OverheadSizes(runs=2), work, allowed_port)
     for arm in ("direct", "gateway"):
         data = overhead["arms"][arm]
-        assert data["nodes_per_run"] == 9 and data["calls_per_run"] == 6
+        assert data["nodes_per_run"] == 10 and data["calls_per_run"] == 5
         assert 0 < data["ms_per_node_without_sandbox"] < data["ms_per_node"]
     pruning = sp.context_pruning(sp.PruningSizes(revisions=2), work, allowed_port)
     pruned, unpruned = pruning["modes"]["pruned"], pruning["modes"]["unpruned"]
@@ -180,7 +180,7 @@ def test_prefix_prompts_are_recorded_per_run_and_replayed_for_one_token(tmp_path
     work = Workspace(tmp_path / "bench", load_settings().models_dir)
     tasks = ["Write add(a, b) for floats.", "Write mul(a, b) for ints."]
     runs = sp.record_prompts(tasks, "stable_first", work, allowed_port)
-    assert [len(run) for run in runs] == [6, 6]  # brief, summary, code, summary, 2 audits
+    assert [len(run) for run in runs] == [5, 5]  # brief, code, checks, 2 audits
     assert "mul(a, b) for ints" in json.dumps(runs[1][2]["messages"])  # the task's own words
     assert "mul(a, b)" not in json.dumps(runs[0])
     flipped = sp.record_prompts(tasks[:1], "variable_first", work, allowed_port)
@@ -188,7 +188,7 @@ def test_prefix_prompts_are_recorded_per_run_and_replayed_for_one_token(tmp_path
     with sp.fake_server(work, allowed_port) as fake:
         seconds = asyncio.run(sp.replay_runs(fake.api_base, runs))
         sent = fake.requests()
-    assert seconds > 0 and len(sent) == 12
+    assert seconds > 0 and len(sent) == 10
     assert all(b["max_completion_tokens"] == 1 and "response_format" not in b for b in sent)
     assert {b["model"] for b in sent} == {SMALL}
 

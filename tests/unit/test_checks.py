@@ -1,7 +1,7 @@
-"""The coder's checks become a test module: one test per check, clear failures."""
+"""A run's checks become a test module: one test per check, clear failures."""
 
 from agents.checks import checks_module
-from agents.schemas import CheckCase
+from agents.examples import Check
 from tools.sandbox import run_tests
 
 SOLUTION = (
@@ -12,7 +12,7 @@ SOLUTION = (
 
 
 def run(*cases: tuple[str, str]):
-    module = checks_module([CheckCase(call=c, expected=e) for c, e in cases])
+    module = checks_module([Check(c, e, "writer") for c, e in cases])
     return run_tests({"solution.py": SOLUTION, "test_solution.py": module})
 
 
@@ -32,3 +32,18 @@ def test_invalid_check_fails_with_a_reason_and_others_still_run() -> None:
     result = run(("c2f(", "1"), ("c2f(100)", "212"))
     assert "RESULT passed=1 failed=1" in result.stdout
     assert "check 1 is not valid Python" in result.stderr
+
+
+def test_setup_lines_and_expected_exceptions_become_tests() -> None:
+    module = checks_module(
+        [
+            Check("out['a']", "2", "statement", setup=("out = counts('a a')",)),
+            Check("c2f('x')", "None", "statement", raises="TypeError"),
+            Check("c2f(1)", "None", "statement", raises="ValueError"),
+            Check("c2f(True)", "33.8", "writer"),
+            Check("counts('') == {}", "1", "writer"),  # True is not 1
+        ]
+    )
+    result = run_tests({"solution.py": SOLUTION, "test_solution.py": module})
+    assert "RESULT passed=3 failed=2" in result.stdout
+    assert "c2f(1) raises ValueError" in result.stderr

@@ -53,10 +53,11 @@ def test_run_pretty_output(fake_openai: FakeOpenAI, capsys: pytest.CaptureFixtur
 def test_unresolved_run_exits_4_with_reason(
     fake_openai: FakeOpenAI, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    fake_openai.script(brief(), summary(), *(round_steps(BAD_CODE) * 2))
-    code = main(["run", "--max-revisions", "1", "--base-url", fake_openai.base_url, "add"])
+    fake_openai.script(brief(), *(round_steps(BAD_CODE) * 2))
+    task = "Write `add(a, b)`: add(2, 3) == 5."
+    code = main(["run", "--max-revisions", "1", "--base-url", fake_openai.base_url, task])
     assert code == EXIT_UNRESOLVED
-    assert "tests still fail after 1 revision(s)" in capsys.readouterr().out
+    assert "checks still fail after 1 revision(s)" in capsys.readouterr().out
 
 
 def test_failed_agent_exits_1_with_reason(

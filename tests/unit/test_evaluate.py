@@ -7,11 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from agents import coder
 from graphs import evaluate
 from graphs.cli import EXIT_OK, EXIT_USAGE, main
 from graphs.context import Context
 from tests.conftest import FakeOpenAI
-from tests.unit.test_graph import BAD_CODE, GOOD_CODE, brief, code, round_steps, summary
+from tests.unit.test_graph import BAD_CODE, GOOD_CODE, brief, code, round_steps
 
 HIDDEN = """\
 from solution import add
@@ -41,6 +42,7 @@ def fake_context(fake: FakeOpenAI, **overrides: object) -> Context:
         base_url=fake.base_url,
         fallback_model=None,
         lease_models=False,
+        candidates=1,
         **{f"{role}_model": "fake-model" for role in roles},  # type: ignore[arg-type]
         **overrides,  # type: ignore[arg-type]
     )
@@ -101,24 +103,23 @@ async def test_both_arms_are_graded_and_summarized(tmp_path: Path, fake_openai: 
     tasks = evaluate.load_tasks(task_set(tmp_path / "set"))
     # swarm arm: each run approves GOOD_CODE, except that 02's first coder answer is cut off
     # (a retry with a larger budget follows: not schema-valid on the first try)
-    fake_openai.script(brief(), summary(), *round_steps(GOOD_CODE))
-    fake_openai.script(brief(), summary(), code(GOOD_CODE, finish_reason="length"))
-    fake_openai.script(*round_steps(GOOD_CODE))
+    fake_openai.script(brief(), *round_steps(GOOD_CODE))
+    fake_openai.script(brief(), code(GOOD_CODE, finish_reason="length"), *round_steps(GOOD_CODE))
     # direct arm: 01 right, 02 wrong
     fake_openai.script(code(GOOD_CODE, contains="(01_add)"), code(BAD_CODE, contains="(02_add"))
     seen: list[tuple[str, str, bool]] = []
     results = await evaluate.evaluate(
         tasks,
         fake_context(fake_openai, max_revisions=0),
-        evaluate.EvalOptions(concurrency=1),
+        evaluate.EvalOptions(arms=("swarm", "direct"), concurrency=1),
         progress=lambda arm, name, result: seen.append((arm, name, result.solved)),
     )
     summary_ = results["summary"]
     assert summary_["tasks"] == 2
     assert summary_["swarm"]["solved"] == 2 and summary_["swarm"]["solved_share"] == 1.0
     assert summary_["direct"]["solved"] == 1 and summary_["direct"]["solved_share"] == 0.5
-    assert summary_["swarm"]["calls"] == 12  # 6 calls per run
-    assert summary_["swarm"]["first_try_valid_share"] == round(11 / 12, 3)
+    assert summary_["swarm"]["calls"] == 10  # 5 calls per run
+    assert summary_["swarm"]["first_try_valid_share"] == round(9 / 10, 3)
     assert summary_["direct"]["first_try_valid_share"] == 1.0
     assert seen == [
         ("swarm", "01_add", True),
@@ -130,10 +131,34 @@ async def test_both_arms_are_graded_and_summarized(tmp_path: Path, fake_openai: 
     assert row["task"] == "02_add_again"
     assert row["direct"]["hidden_failed"] == 2 and "FAIL" in row["direct"]["grading"]
     assert row["swarm"]["outcome"] == "approved"
-    # the direct arm is one call: the coder's system prompt and the bare task, no brief
+    # the direct arm is one call: the coder's system prompt and the task verbatim, no brief
     direct = [b for b in fake_openai.requests() if "(02_add_again)" in json.dumps(b)][-1]
-    assert direct["messages"][0]["content"].startswith("You are the coder")
-    assert direct["messages"][1]["content"].startswith("Task:\nWrite add(a, b)")
+    assert direct["messages"][0]["content"] == coder.SYSTEM
+    assert direct["messages"][1]["content"].startswith("Write add(a, b)")
+    assert "grammar" in direct["structured_outputs"]
+
+
+async def test_the_plain_arm_asks_as_a_user_would_and_grades_the_code_block(
+    tmp_path: Path, fake_openai: FakeOpenAI
+) -> None:
+    tasks = evaluate.load_tasks(task_set(tmp_path / "set", ("01_add", "02_add_again")))
+    answer = f"Here it is:\n```python\n{GOOD_CODE}```\nIt adds a and b, and then"
+    fake_openai.script(
+        {"content": answer, "contains": "(01_add)"},
+        {"content": answer[:-30], "contains": "(02_add", "finish_reason": "length"},
+    )
+    results = await evaluate.evaluate(
+        tasks, fake_context(fake_openai), evaluate.EvalOptions(arms=("plain",))
+    )
+    plain = results["summary"]["plain"]
+    # a cut-off answer still holds its whole code block: a user would keep it
+    assert plain["solved"] == 2 and plain["first_try_valid_share"] is None
+    assert plain["outcomes"] == {"length": 1, "stop": 1}
+    for body in fake_openai.requests():
+        [message] = body["messages"]  # the task verbatim, and nothing of ours but the ask
+        assert message["role"] == "user" and message["content"].endswith(evaluate.PLAIN_ASK)
+        assert body["temperature"] == 0.0
+        assert "structured_outputs" not in body and "response_format" not in body
 
 
 async def test_a_direct_answer_that_is_cut_off_counts_as_invalid_and_unsolved(
@@ -158,14 +183,22 @@ def test_eval_command_prints_the_summary_and_writes_json(
 ) -> None:
     monkeypatch.setenv("EDGESWARM_STATE_DIR", str(tmp_path / "state"))
     root = task_set(tmp_path / "set", ("01_add",))
-    fake_openai.script(brief(), summary(), *round_steps(GOOD_CODE), code(BAD_CODE))
+    fake_openai.script(brief(), *round_steps(GOOD_CODE), *[code(GOOD_CODE)] * 3, code(BAD_CODE))
     out = tmp_path / "out" / "eval.json"
-    args = ["eval", "--tasks", str(root), "--base-url", fake_openai.base_url]
+    args = [
+        "eval",
+        "--tasks",
+        str(root),
+        "--base-url",
+        fake_openai.base_url,
+        "--arms",
+        "swarm,direct",
+    ]
     args += ["--model", "fake-model", "--max-revisions", "0", "--out", str(out)]
     assert main(args) == EXIT_OK
     captured = capsys.readouterr()
-    assert "swarm  solved 1/1 (100%)" in captured.out
-    assert "direct solved 0/1 (0%)" in captured.out
+    assert "swarm  solved 1/1 (100%; dev 1/1)" in captured.out
+    assert "direct solved 0/1 (0%; dev 0/1)" in captured.out
     assert "[direct] 01_add: not solved" in captured.err
     saved = json.loads(out.read_text())
     assert saved["summary"]["swarm"]["solved"] == 1 and saved["max_revisions"] == 0
@@ -176,7 +209,7 @@ def test_eval_command_prints_the_summary_and_writes_json(
     ("extra", "message"),
     [
         (["--tasks", "/nonexistent/tasks"], "is not a directory"),
-        (["--arms", "swarm,oracle"], "--arms takes swarm, direct or both"),
+        (["--arms", "swarm,oracle"], "--arms takes swarm, plain and/or direct"),
         (["--concurrency", "0"], "--concurrency must be at least 1"),
         (["--only", "99_nope"], "unknown tasks"),
     ],

@@ -15,7 +15,7 @@ from tests.unit.test_structured import BRIEF
 
 GOOD_CODE = "def add(a, b):\n    return a + b\n"
 BAD_CODE = "def add(a, b):\n    return a - b\n"
-CHECKS = [{"call": "add(2, 3)", "expected": "5"}]
+CHECKS = [{"call": "add(2, 3)", "expected": "5"}, {"call": "add(-1, 1)", "expected": "0"}]
 
 
 def summary(text: str = "Write add(a, b).") -> dict[str, Any]:
@@ -23,12 +23,12 @@ def summary(text: str = "Write add(a, b).") -> dict[str, Any]:
 
 
 def code(source: str, **extra: Any) -> dict[str, Any]:
-    body = {
-        "code_lines": source.splitlines(),
-        "checks": CHECKS,
-        "notes": "adds two numbers",
-    }
-    return {"schema": "CodeSubmission", "content": json.dumps(body), **extra}
+    """A coder candidate: a fenced block, asked for without a JSON schema (a grammar)."""
+    return {"schema": "", "content": f"```python\n{source}```", **extra}
+
+
+def suite(checks: list[dict[str, str]] | None = None) -> dict[str, Any]:
+    return {"schema": "TestSuite", "content": json.dumps({"checks": checks or CHECKS})}
 
 
 def audit(kind: str, verdict: str = "approve", findings: list[dict[str, str]] | None = None):
@@ -36,15 +36,21 @@ def audit(kind: str, verdict: str = "approve", findings: list[dict[str, str]] | 
     return {"schema": "AuditReport", "contains": f"the {kind} auditor", "content": json.dumps(body)}
 
 
-def brief() -> dict[str, Any]:
-    return {"schema": "ResearchBrief", "content": json.dumps(BRIEF)}
+def brief(**changes: Any) -> dict[str, Any]:
+    return {"schema": "ResearchBrief", "content": json.dumps({**BRIEF, **changes})}
 
 
 def round_steps(source: str) -> list[dict[str, Any]]:
-    return [code(source), summary(), audit("security"), audit("performance")]
+    """One round's answers: a candidate, the test writer's checks, both auditors."""
+    return [code(source), suite(), *audits()]
+
+
+def audits() -> list[dict[str, Any]]:
+    return [audit("security"), audit("performance")]
 
 
 def ctx(fake: FakeOpenAI, **overrides: Any) -> Context:
+    settings: dict[str, Any] = {"candidates": 1, "revision_candidates": 1, **overrides}
     return Context(
         base_url=fake.base_url,
         researcher_model="big",
@@ -52,116 +58,164 @@ def ctx(fake: FakeOpenAI, **overrides: Any) -> Context:
         auditor_model="big",
         summarizer_model="big",
         fallback_model="small",
-        **overrides,
+        **settings,
     )
 
 
-async def run(fake: FakeOpenAI, **overrides: Any) -> OutputState:
-    out = await graph.ainvoke(
-        InputState(task="add two numbers"), context=ctx(fake, **overrides), version="v2"
-    )
+async def run(fake: FakeOpenAI, task: str = "Write `add(a, b)`.", **overrides: Any) -> OutputState:
+    out = await graph.ainvoke(InputState(task=task), context=ctx(fake, **overrides), version="v2")
     return out.value
 
 
 def chat_bodies(fake: FakeOpenAI, schema: str | None = None) -> list[dict[str, Any]]:
-    return [
-        body
-        for body in fake.requests()
-        if schema is None or body["response_format"]["json_schema"]["name"] == schema
-    ]
+    def name(body: dict[str, Any]) -> str:
+        return str(((body.get("response_format") or {}).get("json_schema") or {}).get("name", ""))
+
+    return [body for body in fake.requests() if schema is None or name(body) == schema]
+
+
+def coder_bodies(fake: FakeOpenAI) -> list[dict[str, Any]]:
+    return [body for body in fake.requests() if "structured_outputs" in body]
 
 
 async def test_approve_path(fake_openai: FakeOpenAI) -> None:
-    fake_openai.script(brief(), summary(), *round_steps(GOOD_CODE))
+    fake_openai.script(brief(), code(GOOD_CODE), suite(), *audits())
     state = await run(fake_openai)
     assert state.status == "done", state.error
     report = state.report
-    assert report is not None and report.outcome == "approved"
+    assert report is not None and report.outcome == "approved", report
     assert report.files["solution.py"] == GOOD_CODE
-    assert report.tests is not None and report.tests.ok and report.tests.passed == 1
-    assert report.revisions == 0
+    assert report.tests is not None and report.tests.ok and report.tests.passed == 2
+    assert report.revisions == 0 and report.candidates == 1
     nodes = [m.node for m in state.metrics]
-    assert nodes[:4] == ["researcher", "summarize_brief", "coder", "summarize_code"]
-    assert sorted(nodes[4:]) == ["performance_auditor", "security_auditor"]
+    assert nodes[0] == "researcher" and sorted(nodes[1:3]) == ["coder", "test_writer"]
+    assert sorted(nodes[3:]) == ["performance_auditor", "security_auditor"]
     assert report.prompt_tokens == sum(m.prompt_tokens for m in state.metrics) > 0
+    [body] = coder_bodies(fake_openai)
+    # the code is a free fenced block under a grammar: no JSON schema, nothing to cut it
+    assert "grammar" in body["structured_outputs"] and "response_format" not in body
+    assert body["messages"][-1]["content"].startswith("Write `add(a, b)`.")  # verbatim
 
 
-async def test_revise_path_sends_failures_back_to_the_coder(fake_openai: FakeOpenAI) -> None:
-    fake_openai.script(brief(), summary(), *round_steps(BAD_CODE), *round_steps(GOOD_CODE))
-    state = await run(fake_openai)
-    assert state.report is not None and state.report.outcome == "approved"
-    assert state.report.revisions == 1
-    first, second = chat_bodies(fake_openai, "CodeSubmission")
-    revision_prompt = second["messages"][-1]["content"]
-    assert "This is revision 1" in revision_prompt and BAD_CODE.strip() in revision_prompt
-    assert "failed" in revision_prompt  # the failing test output travels back
-    assert "revision" not in first["messages"][-1]["content"]
-
-
-async def test_revision_limit_ends_unresolved(fake_openai: FakeOpenAI) -> None:
-    fake_openai.script(brief(), summary(), *(round_steps(BAD_CODE) * 3))
-    state = await run(fake_openai, max_revisions=2)
-    assert state.status == "done"
-    assert state.report is not None and state.report.outcome == "unresolved"
-    assert "tests still fail after 2 revision(s)" in state.report.reason
-    assert len(chat_bodies(fake_openai, "CodeSubmission")) == 3
-
-
-async def test_parallel_auditors_are_merged(fake_openai: FakeOpenAI) -> None:
-    high = [{"severity": "high", "title": "eval on input", "detail": "use ast.literal_eval"}]
-    low = [{"severity": "low", "title": "style", "detail": "name"}]
+async def test_candidates_are_chosen_by_execution(fake_openai: FakeOpenAI) -> None:
     fake_openai.script(
         brief(),
-        summary(),
+        code(BAD_CODE),
         code(GOOD_CODE),
-        summary(),
-        audit("security", "revise", high),
-        audit("performance", "approve", low),
-        *round_steps(GOOD_CODE),
+        code("def add(a, b):\n    return 5\n"),
+        suite(),
+        *audits(),
+    )
+    state = await run(fake_openai, candidates=3)
+    report = state.report
+    assert report is not None and report.outcome == "approved", report
+    assert report.files["solution.py"] == GOOD_CODE and report.candidates == 3
+    bodies = coder_bodies(fake_openai)
+    assert sorted((b["temperature"], b["seed"]) for b in bodies)[0] == (0.0, 0)
+    assert len({b["seed"] for b in bodies}) == 3  # distinct seeds
+    assert len({json.dumps(b["messages"]) for b in bodies}) == 1  # one shared prompt
+    assert [a.chosen for a in report.attempts].count(True) == 1
+
+
+async def test_a_revision_gets_the_failing_calls(fake_openai: FakeOpenAI) -> None:
+    fake_openai.script(brief(), code(BAD_CODE), suite(), code(GOOD_CODE), *audits())
+    state = await run(fake_openai, task="Write `add(a, b)`: add(2, 3) == 5.")
+    assert state.report is not None and state.report.outcome == "approved", state.report
+    assert state.report.revisions == 1
+    first, second = coder_bodies(fake_openai)
+    revision = second["messages"][-1]["content"]
+    assert "`add(2, 3)` returned -1, but it should return 5" in revision
+    assert BAD_CODE.strip() in revision and "returned" not in first["messages"][-1]["content"]
+
+
+async def test_a_worse_revision_never_replaces_the_best(fake_openai: FakeOpenAI) -> None:
+    half = "def add(a, b):\n    return 5 if a == 2 else a - b\n"
+    fake_openai.script(brief(), code(half), suite(), code(BAD_CODE), *audits())
+    state = await run(fake_openai, task="Write `add(a, b)`: add(-1, 1) == 0.", max_revisions=1)
+    report = state.report
+    assert report is not None and report.outcome == "unresolved"
+    assert report.files["solution.py"] == half and report.revisions == 1
+    assert "checks still fail" in report.reason
+
+
+async def test_a_check_no_candidate_agrees_with_does_not_block(fake_openai: FakeOpenAI) -> None:
+    wrong = [*CHECKS, {"call": "add(2, 2)", "expected": "5"}]
+    fake_openai.script(brief(), code(GOOD_CODE), code(GOOD_CODE), suite(wrong), *audits())
+    state = await run(fake_openai, candidates=2, max_revisions=0)
+    report = state.report
+    assert report is not None and report.outcome == "approved", report
+    assert any(line.startswith("FAIL [writer] add(2, 2)") for line in report.checks)
+
+
+async def test_an_auditor_without_evidence_does_not_block(fake_openai: FakeOpenAI) -> None:
+    high = [{"severity": "high", "title": "eval on input", "detail": "use ast.literal_eval"}]
+    fake_openai.script(
+        brief(), code(GOOD_CODE), suite(), audit("security", "revise", high), audit("performance")
     )
     state = await run(fake_openai)
-    assert state.report is not None and state.report.outcome == "approved"
-    assert state.report.revisions == 1  # the security finding sent the code back
-    revision_prompt = chat_bodies(fake_openai, "CodeSubmission")[1]["messages"][-1]["content"]
-    assert "security [high] eval on input" in revision_prompt
-    assert "style" not in revision_prompt  # low findings do not block
+    report = state.report
+    assert report is not None and report.outcome == "approved", report
+    [finding] = report.findings
+    assert finding.title == "eval on input" and finding.evidence is False
 
 
-async def test_invalid_output_retries_then_falls_back(fake_openai: FakeOpenAI) -> None:
+async def test_bandit_evidence_sends_the_code_back(fake_openai: FakeOpenAI) -> None:
+    unsafe = "def add(a, b):\n    return eval(str(a) + '+' + str(b))\n"
+    fake_openai.script(brief(), code(unsafe), suite(), *audits(), code(GOOD_CODE), *audits())
+    state = await run(fake_openai)
+    report = state.report
+    assert report is not None and report.outcome == "approved", report
+    assert report.revisions == 1 and report.files["solution.py"] == GOOD_CODE
+    revision = coder_bodies(fake_openai)[1]["messages"][-1]["content"]
+    assert "B307" in revision  # bandit's finding is the feedback
+
+
+async def test_the_statement_examples_check_without_a_test_writer(fake_openai: FakeOpenAI) -> None:
+    stub = 'def add(a, b):\n    """Sum.\n\n    >>> add(2, 3)\n    5\n    """\n'
+    bad_suite = {"schema": "TestSuite", "content": "nope"}
+    fake_openai.script(
+        brief(), code(BAD_CODE), bad_suite, bad_suite, bad_suite, code(GOOD_CODE), *audits()
+    )
+    state = await run(fake_openai, task=stub)
+    report = state.report
+    assert report is not None and report.outcome == "approved", report
+    assert report.checks == ["PASS [statement] add(2, 3) == 5"]
+
+
+@pytest.mark.parametrize(
+    "task", ["What is a Python decorator?", "Write a script that prints the date."]
+)
+async def test_a_task_without_a_function_ends_clearly(fake_openai: FakeOpenAI, task: str) -> None:
+    fake_openai.script(
+        brief(kind="other", entry_point="none"),
+        code("import datetime\n\nnow = datetime.date.today()\n"),
+        {
+            "schema": "TestSuite",
+            "content": json.dumps({"checks": [{"call": "x", "expected": "1"}]}),
+        },
+        *audits(),
+    )
+    state = await run(fake_openai, task=task)
+    report = state.report
+    assert state.status == "done" and report is not None
+    assert report.outcome == "unresolved" and "names no function or class" in report.reason
+    assert report.files["solution.py"].startswith("import datetime")
+
+
+async def test_a_cut_off_candidate_is_retried_larger(fake_openai: FakeOpenAI) -> None:
     fake_openai.script(
         brief(),
-        summary(),
-        {"schema": "CodeSubmission", "content": "not json", "completion_tokens": 3},
-        {
-            "schema": "CodeSubmission",
-            "content": '{"code": "x',
-            "finish_reason": "length",
-            "completion_tokens": 5,
-        },
+        code("def add(a, b):\n    return", finish_reason="length", completion_tokens=5),
         code(GOOD_CODE, completion_tokens=40),
-        summary(),
-        audit("security"),
-        audit("performance"),
+        suite(),
+        *audits(),
     )
     state = await run(fake_openai)
-    assert state.report is not None and state.report.outcome == "approved"
-    coder_calls = chat_bodies(fake_openai, "CodeSubmission")
-    assert [body["model"] for body in coder_calls] == ["big", "big", "small"]
-    first, second, _ = (body["max_completion_tokens"] for body in coder_calls)
-    assert second > first  # the retry had a larger budget
-    [coder_metric] = [m for m in state.metrics if m.node == "coder"]
-    assert coder_metric.model == "small" and coder_metric.attempts == 3 and coder_metric.ok
-    # every attempt's tokens count where the server reported them: the cut-off answer's do;
-    # the non-JSON one is rejected inside the OpenAI client, which keeps no usage
-    assert (coder_metric.prompt_tokens, coder_metric.completion_tokens) == (20, 45)
-
-
-async def test_timeout_goes_straight_to_the_fallback(fake_openai: FakeOpenAI) -> None:
-    fake_openai.script({**brief(), "delay_s": 3}, {**brief()}, summary(), *round_steps(GOOD_CODE))
-    state = await run(fake_openai, node_timeout_s=1.0)
-    assert state.status == "done", state.error
-    researcher_calls = chat_bodies(fake_openai, "ResearchBrief")
-    assert [body["model"] for body in researcher_calls] == ["big", "small"]
+    assert state.report is not None and state.report.outcome == "approved", state.report
+    first, second = (b["max_completion_tokens"] for b in coder_bodies(fake_openai))
+    assert second > first
+    [coder] = [m for m in state.metrics if m.node == "coder"]
+    assert coder.attempts == 2 and coder.ok
 
 
 async def test_failing_node_ends_the_run_with_reason(fake_openai: FakeOpenAI) -> None:
@@ -171,40 +225,47 @@ async def test_failing_node_ends_the_run_with_reason(fake_openai: FakeOpenAI) ->
     assert state.status == "failed"
     assert state.error is not None and state.error.startswith("researcher:")
     assert state.report is not None and state.report.outcome == "failed"
-    assert chat_bodies(fake_openai, "CodeSubmission") == []
+    assert coder_bodies(fake_openai) == []
     [failed] = state.metrics  # the failed call is measured like a successful one
     assert failed.node == "researcher" and not failed.ok and failed.attempts == 3
     assert failed.model == "small" and failed.seconds > 0
 
 
 async def test_a_failed_coder_keeps_the_cost_of_the_nodes_before(fake_openai: FakeOpenAI) -> None:
-    bad = {"schema": "CodeSubmission", "content": "nope", "completion_tokens": 2}
-    fake_openai.script(brief(), summary(), bad, bad, bad)
+    bad = {"schema": "", "content": "nope", "completion_tokens": 2}
+    fake_openai.script(brief(), bad, bad, bad, suite())
     state = await run(fake_openai)
     assert state.status == "failed" and state.error is not None
-    assert [(m.node, m.ok) for m in state.metrics] == [
-        ("researcher", True),
-        ("summarize_brief", True),
+    assert sorted((m.node, m.ok) for m in state.metrics) == [
         ("coder", False),
+        ("researcher", True),
+        ("test_writer", True),
     ]
-    assert state.metrics[-1].attempts == 3 and state.metrics[-1].seconds > 0
+    [coder] = [m for m in state.metrics if m.node == "coder"]
+    assert coder.attempts == 3 and coder.seconds > 0
 
 
 async def test_prompts_stay_bounded_as_revisions_grow(fake_openai: FakeOpenAI) -> None:
     long_failure = "def add(a, b):\n    raise ValueError('x' * 5000)\n"
-    fake_openai.script(brief(), summary(), *(round_steps(long_failure) * 4))
-    state = await run(fake_openai, max_revisions=3)
+    fake_openai.script(brief(), suite(), *([code(long_failure)] * 4), *audits())
+    state = await run(fake_openai, task="Write `add(a, b)`: add(2, 3) == 5.", max_revisions=3)
     assert state.report is not None and state.report.revisions == 3
-    sizes = [
-        len(json.dumps(body["messages"])) for body in chat_bodies(fake_openai, "CodeSubmission")
-    ]
+    sizes = [len(json.dumps(body["messages"])) for body in coder_bodies(fake_openai)]
     assert len(sizes) == 4
     assert max(sizes[1:]) - min(sizes[1:]) < 200  # revisions 1..3 cost the same
     assert max(sizes) < 9000  # and stay under a fixed bound, whatever the history
-    for body in fake_openai.requests():
-        assert body["response_format"]["type"] == "json_schema"
-        assert body["response_format"]["json_schema"]["strict"] is True
+    for body in chat_bodies(fake_openai):
+        if "response_format" in body:
+            assert body["response_format"]["json_schema"]["strict"] is True
         assert not any(key.startswith("guided_") for key in body)
+
+
+async def test_timeout_goes_straight_to_the_fallback(fake_openai: FakeOpenAI) -> None:
+    fake_openai.script({**brief(), "delay_s": 3}, brief(), code(GOOD_CODE), suite(), *audits())
+    state = await run(fake_openai, node_timeout_s=1.0)
+    assert state.status == "done", state.error
+    researcher_calls = chat_bodies(fake_openai, "ResearchBrief")
+    assert [body["model"] for body in researcher_calls] == ["big", "small"]
 
 
 async def test_empty_task_fails_without_a_request(fake_openai: FakeOpenAI) -> None:
@@ -214,7 +275,7 @@ async def test_empty_task_fails_without_a_request(fake_openai: FakeOpenAI) -> No
 
 
 async def test_gateway_lease_is_asked_before_each_call(fake_openai: FakeOpenAI) -> None:
-    fake_openai.script(brief(), summary(), *round_steps(GOOD_CODE))
+    fake_openai.script(brief(), code(GOOD_CODE), suite(), *audits())
     state = await run(fake_openai)  # the fake has no /models/*/load: treated as plain vLLM
     assert state.status == "done"
     assert all(m.swap_wait_s == 0.0 for m in state.metrics)
@@ -227,6 +288,7 @@ def test_graph_shape() -> None:
         "researcher",
         "summarize_brief",
         "coder",
+        "test_writer",
         "run_tests",
         "summarize_code",
         "security_auditor",

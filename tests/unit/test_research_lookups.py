@@ -59,7 +59,8 @@ async def test_workspace_lookup_reaches_the_brief(fake_openai: FakeOpenAI, works
     brief_request = next(
         b
         for b in fake_openai.requests()
-        if b["response_format"]["json_schema"]["name"] == "ResearchBrief"
+        if (b.get("response_format") or {}).get("json_schema", {}).get("name", "code")
+        == "ResearchBrief"
     )
     prompt = brief_request["messages"][-1]["content"]
     assert "workspace_search(query='VAT_RATE')" in prompt and "pricing.py" in prompt
@@ -89,7 +90,8 @@ async def test_database_lookup_and_refused_calls_come_back_as_notes(
     prompt = next(
         b
         for b in fake_openai.requests()
-        if b["response_format"]["json_schema"]["name"] == "ResearchBrief"
+        if (b.get("response_format") or {}).get("json_schema", {}).get("name", "code")
+        == "ResearchBrief"
     )["messages"][-1]["content"]
     assert "sql_schema() result" in prompt and "order_items" in prompt
     assert "sql_query(query='DELETE FROM books') error" in prompt  # refused, run goes on
@@ -99,7 +101,10 @@ async def test_no_lookup_without_workspace_or_database(fake_openai: FakeOpenAI) 
     fake_openai.script(brief(), summary(), *round_steps(GOOD_CODE))
     out = await graph.ainvoke(InputState(task="add"), context=ctx(fake_openai), version="v2")
     assert out.value.status == "done"
-    names = [b["response_format"]["json_schema"]["name"] for b in fake_openai.requests()]
+    names = [
+        (b.get("response_format") or {}).get("json_schema", {}).get("name", "code")
+        for b in fake_openai.requests()
+    ]
     assert "LookupPlan" not in names
 
 
@@ -117,12 +122,14 @@ async def test_failed_lookup_plan_does_not_fail_the_run(
     plans = [
         b
         for b in fake_openai.requests()
-        if b["response_format"]["json_schema"]["name"] == "LookupPlan"
+        if (b.get("response_format") or {}).get("json_schema", {}).get("name", "code")
+        == "LookupPlan"
     ]
     assert next(b["max_completion_tokens"] for b in plans) == 384
     prompt = next(
         b
         for b in fake_openai.requests()
-        if b["response_format"]["json_schema"]["name"] == "ResearchBrief"
+        if (b.get("response_format") or {}).get("json_schema", {}).get("name", "code")
+        == "ResearchBrief"
     )["messages"][-1]["content"]
     assert "the lookups could not be planned" in prompt

@@ -25,7 +25,7 @@ from graphs.runs import RunOptions, RunRecord, RunStore, process_alive, process_
 from runtime.settings import PostgresURL
 from tests.conftest import ROOT, FakeOpenAI
 from tests.unit.test_cli import approve_script
-from tests.unit.test_graph import GOOD_CODE, audit, brief, code, summary
+from tests.unit.test_graph import GOOD_CODE, audit, brief, code, suite
 
 
 @pytest.fixture(autouse=True)
@@ -81,8 +81,12 @@ def wait_for(condition: Callable[[], bool], seconds: float = 90) -> None:
 
 def calls(fake: FakeOpenAI) -> Counter[str]:
     """Requests the fake received, per schema (ResearchBrief: researcher, StageSummary: the
-    summarizers, CodeSubmission: coder, AuditReport: the auditors)."""
-    return Counter(body["response_format"]["json_schema"]["name"] for body in fake.requests())
+    summarizer, code: the coder's grammar-guided block, TestSuite: the test writer,
+    AuditReport: the auditors)."""
+    return Counter(
+        (body.get("response_format") or {}).get("json_schema", {}).get("name", "code")
+        for body in fake.requests()
+    )
 
 
 def runs_json(capsys: pytest.CaptureFixture[str], *args: str) -> list[dict[str, object]]:
@@ -98,27 +102,28 @@ def test_killed_run_resumes_without_redoing_finished_nodes(
     capsys: pytest.CaptureFixture[str],
     runs_db: Path | PostgresURL,
 ) -> None:
-    # the coder's answer takes a minute: the run is killed while it waits for it
-    fake_openai.script(brief(), summary(), {**code(GOOD_CODE), "delay_s": 60})
+    # the greedy candidate takes a minute (the three sampled ones fail at once): the run is
+    # killed while it waits for it
+    fake_openai.script(brief(), suite(), {**code(GOOD_CODE), "delay_s": 60})
     url = fake_openai.base_url
     run = start_cli("run", "--json", "--base-url", url, "add two numbers", stderr=tmp_path / "1")
     try:
-        wait_for(lambda: calls(fake_openai)["CodeSubmission"] == 1 or run.poll() is not None)
+        wait_for(lambda: calls(fake_openai)["code"] == 4 or run.poll() is not None)
     finally:
         stop(run)
     assert run.returncode == -signal.SIGKILL, (tmp_path / "1").read_text()
     thread = re.search(r"thread ([0-9a-f-]{36})", (tmp_path / "1").read_text())
     assert thread is not None
     thread_id = thread.group(1)
-    assert calls(fake_openai) == {"ResearchBrief": 1, "StageSummary": 1, "CodeSubmission": 1}
+    assert calls(fake_openai) == {"ResearchBrief": 1, "TestSuite": 1, "code": 4}
 
     [row] = runs_json(capsys)
     assert row["thread_id"] == thread_id
-    assert row["status"] == "interrupted" and row["last_node"] == "summarize_brief"
+    assert row["status"] == "interrupted" and row["last_node"] == "test_writer"
     assert row["task"] == "add two numbers" and row["outcome"] is None
 
     # resume takes the endpoint from the run's record: no --base-url here
-    fake_openai.script(code(GOOD_CODE), summary(), audit("security"), audit("performance"))
+    fake_openai.script(*[code(GOOD_CODE)] * 4, audit("security"), audit("performance"))
     resume = start_cli("resume", thread_id, "--json", stderr=tmp_path / "2")
     try:
         out, _ = resume.communicate(timeout=120)
@@ -131,14 +136,10 @@ def test_killed_run_resumes_without_redoing_finished_nodes(
     assert output["status"] == "done" and output["report"]["outcome"] == "approved"
     assert output["report"]["files"]["solution.py"] == GOOD_CODE
     assert output["endpoint"] == url
-    # the researcher and the first summarizer ran once, before the kill; the rest once after
-    assert calls(fake_openai) == {
-        "ResearchBrief": 1,
-        "StageSummary": 2,
-        "CodeSubmission": 2,
-        "AuditReport": 2,
-    }
-    assert f"resuming thread {thread_id} after summarize_brief" in err
+    # the researcher and the test writer (its write saved before the kill) ran once; the coder
+    # in flight ran again, and the rest once after
+    assert calls(fake_openai) == {"ResearchBrief": 1, "TestSuite": 1, "code": 8, "AuditReport": 2}
+    assert f"resuming thread {thread_id} after test_writer" in err
     assert "[researcher]" not in err and "[summarize_brief]" not in err and "[coder]" in err
     assert "unregistered type" not in err  # the checkpoint revived only the state's own types
 

@@ -36,12 +36,13 @@ from tests.unit.gateway.test_gateway_live import (
     write_config,
 )
 from tests.unit.gateway.test_gateway_live import tag as tag  # the fixture
-from tests.unit.test_graph import GOOD_CODE, audit, brief, code, summary
+from tests.unit.test_graph import GOOD_CODE, audit, brief, code, suite, summary
 
-CANNED = {
+CANNED: dict[str, Any] = {
     step["schema"]: json.loads(step["content"])
-    for step in (brief(), summary(), code(GOOD_CODE), audit("security"))
+    for step in (brief(), summary(), suite(), audit("security"))
 }
+CANNED["code"] = code(GOOD_CODE)["content"]
 """One answer per agent schema: a run through these backends is approved."""
 
 
@@ -64,6 +65,7 @@ def swarm_context(url: str, **overrides: Any) -> Context:
         "summarizer_model": "small",
         "fallback_model": "small",
         "max_revisions": 0,
+        "candidates": 1,  # one coder request, so each fault meets exactly one call
         "resend_backoff_s": 0.1,
         **overrides,
     }

@@ -1,0 +1,252 @@
+"""The nodes that write and choose the code: coder, test writer and the checks' run.
+
+The coder writes several candidates at once (one greedy, the rest sampled with distinct
+seeds; vLLM batches them), the test writer writes checks from the task alone, and
+``run_tests`` runs every new candidate against every check in the sandbox and keeps the best
+candidate so far (:mod:`agents.selection`). A revision is a new round of candidates written
+from the best one and the checks it failed, with what each call returned.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any, Literal
+
+from agents import coder as coder_agent
+from agents import test_writer as writer_agent
+from agents.checks import checks_module
+from agents.examples import Check
+from agents.selection import rank, required, supported_failures
+from graphs.context import Context
+from graphs.llm import Answer, NodeFailedError, ask, ask_code
+from graphs.state import Candidate, NodeMetrics, State, TestRun
+from tools.check_runner import CandidateRun, Verdict, run_checks
+from tools.sandbox import SandboxUnavailable
+
+SOLUTION, TESTS = "solution.py", "test_solution.py"
+_OUTPUT_CHARS = 1200
+_SEED_STRIDE = 1000
+
+
+def _ctx(runtime: Any) -> Context:
+    return runtime.context or Context()
+
+
+def coder_task(state: State) -> str:
+    """What the coder reads: the task verbatim (the summarizer prunes only the notes)."""
+    return state.task.strip()
+
+
+async def _candidates(
+    state: State, ctx: Context, count: int, previous: str, failures: list[str]
+) -> tuple[list[Candidate], list[NodeMetrics], list[str]]:
+    messages = coder_agent.coder_messages(
+        coder_task(state),
+        state.entry,
+        notes=state.coder_briefing if state.research_notes else "",
+        previous=previous,
+        failures=failures,
+        history=[] if ctx.context_pruning else state.history,
+        order=ctx.prompt_layout,
+    )
+    plan = [(0.0, ctx.seed)] + [
+        (ctx.sample_temperature, ctx.seed + _SEED_STRIDE * state.revision + i)
+        for i in range(1, count)
+    ]
+    calls = [
+        ask_code(ctx, messages, revision=state.revision, sampling=(temp, seed), greedy=i == 0)
+        for i, (temp, seed) in enumerate(plan)
+    ]
+    answers = await asyncio.gather(*calls, return_exceptions=True)
+    made: list[Candidate] = []
+    metrics: list[NodeMetrics] = []
+    errors: list[str] = []
+    for (temp, seed), answer in zip(plan, answers, strict=True):
+        if isinstance(answer, NodeFailedError):
+            metrics.append(answer.metrics)
+            errors.append(str(answer))
+        elif isinstance(answer, BaseException):
+            raise answer
+        elif isinstance(answer, Answer):
+            made.append(
+                Candidate(
+                    code=answer.value.code, revision=state.revision, greedy=temp == 0.0, seed=seed
+                )
+            )
+            metrics.append(answer.metrics)
+    return made, metrics, errors
+
+
+async def coder(state: State, runtime: Any) -> dict[str, Any]:
+    """Write a round of candidate solutions (a revision: from the best one and its failures)."""
+    ctx = _ctx(runtime)
+    previous, failures = "", []
+    count = ctx.candidates
+    if state.revision and state.best is not None:
+        previous = state.scored[state.best].code
+        failures = [line for line in state.problems.splitlines() if line.strip()]
+        count = ctx.revision_candidates
+    made, metrics, errors = await _candidates(state, ctx, count, previous, failures)
+    if not made and not state.scored:
+        return {
+            "status": "failed",
+            "error": "coder: " + "; ".join(errors)[:600],
+            "metrics": metrics,
+        }
+    return {"candidates": made, "metrics": metrics}
+
+
+async def test_writer(state: State, runtime: Any) -> dict[str, Any]:
+    """Write checks from the task alone; the statement's own examples come first."""
+    ctx = _ctx(runtime)
+    messages = writer_agent.test_writer_messages(state.task, state.entry, ctx.prompt_layout)
+    try:
+        answer = await ask(ctx, "researcher", "test_writer", writer_agent.TestSuite, messages)
+    except NodeFailedError as err:
+        # The statement's examples (and the candidates' agreement) still choose.
+        return {"metrics": [err.metrics]}
+    written = writer_agent.writer_checks(answer.value, state.entry)
+    known = {check.call for check in state.checks}
+    fresh = [check for check in written if check.call not in known]
+    return {"checks": [*state.checks, *fresh], "metrics": [answer.metrics]}
+
+
+def _as_run(candidate: Candidate) -> CandidateRun:
+    return CandidateRun(gate=candidate.gate, verdicts=tuple(candidate.verdicts))
+
+
+def _score(candidate: Candidate, checks: list[Check], state: State, ctx: Context) -> Candidate:
+    run = run_checks(candidate.code, checks, state.entry, timeout_s=ctx.sandbox_timeout_s)
+    verdicts = list(run.verdicts)
+    if not run.gate and len(verdicts) != len(checks):
+        verdicts = [Verdict(False, error="not run")] * len(checks)
+    return Candidate(
+        code=candidate.code,
+        revision=candidate.revision,
+        greedy=candidate.greedy,
+        seed=candidate.seed,
+        gate=run.gate,
+        verdicts=verdicts,
+        scored=True,
+    )
+
+
+def failure_line(check: Check, verdict: Verdict) -> str:
+    """One failing check as a revision reads it: the call, what came back, what was due."""
+    want = f"raise {check.raises}" if check.raises else f"return {check.expected}"
+    setup = f"after `{'; '.join(check.setup)}`, " if check.setup else ""
+    came = f"raised {verdict.error}" if verdict.error else f"returned {verdict.got}"
+    return f"- {setup}`{check.call}` {came}, but it should {want}"[:400]
+
+
+def attempt_text(number: int, code: str, problems: str) -> str:
+    """One attempt as the unpruned baseline's history keeps it: its code and what failed."""
+    return coder_agent.ATTEMPT.format(number=number, code=code.rstrip(), failures=problems)
+
+
+def _test_run(
+    best: Candidate | None, checks: list[Check], must: list[int], sandbox_s: float
+) -> TestRun:
+    if best is None or best.gate:
+        why = best.gate if best else "no candidate was written"
+        return TestRun(
+            ok=False,
+            passed=0,
+            failed=max(1, len(checks)),
+            exit_code=1,
+            timed_out=False,
+            output=why,
+            duration_s=sandbox_s,
+        )
+    lines = []
+    for check, verdict in zip(checks, best.verdicts, strict=True):
+        mark = "PASS" if verdict.ok else "FAIL"
+        lines.append(
+            f"{mark} [{check.source}] {check.label()}"
+            + ("" if verdict.ok else f" -> {verdict.error or verdict.got}")
+        )
+    passed = sum(1 for v in best.verdicts if v.ok)
+    ok = all(best.verdicts[i].ok for i in must)
+    return TestRun(
+        ok=ok,
+        passed=passed,
+        failed=len(checks) - passed,
+        exit_code=0 if ok else 1,
+        timed_out=any(v.error.startswith("TimeoutError") for v in best.verdicts),
+        output="\n".join(lines)[-_OUTPUT_CHARS:],
+        duration_s=sandbox_s,
+    )
+
+
+async def run_tests(state: State, runtime: Any) -> dict[str, Any]:
+    """Run each new candidate against every check; keep the best so far; say what failed.
+
+    When no candidate passes the gate the greedy one stands, so the report shows what was
+    written, and nothing is revised: there is no failing call to revise from.
+    """
+    ctx = _ctx(runtime)
+    checks = list(state.checks)
+    done = list(state.scored)
+    new = state.candidates[len(done) :]
+    started = time.monotonic()
+    try:
+        scored = await asyncio.gather(
+            *(asyncio.to_thread(_score, c, checks, state, ctx) for c in new)
+        )
+    except (SandboxUnavailable, ValueError) as err:
+        return {"status": "failed", "error": f"run_tests: {err}"}
+    sandbox_s = round(time.monotonic() - started, 3)
+    done += scored
+    runs = [_as_run(c) for c in done]
+    ranking = rank(checks, runs, [c.greedy for c in done], set(state.blocked))
+    must: list[int] = []
+    failing: list[int] = []
+    if ranking:
+        best_index: int | None = ranking[0].index
+        must = required(checks, runs)
+    else:
+        best_index = next((i for i, c in enumerate(done) if c.greedy), 0) if done else None
+    best = done[best_index] if best_index is not None else None
+    if best is None or best.gate:
+        problems = f"- {best.gate}" if best else "- no candidate was written"
+    else:
+        failing = supported_failures(best_index or 0, checks, runs)
+        problems = "\n".join(failure_line(checks[i], best.verdicts[i]) for i in failing)
+    update: dict[str, Any] = {
+        "scored": done,
+        "best": best_index,
+        "files": _files(best, checks),
+        "test_run": _test_run(best, checks, must, sandbox_s),
+        "problems": problems,
+        "decision": "finish",
+    }
+    if failing and best is not None and state.revision < ctx.max_revisions:
+        update |= {"decision": "revise", "revision": state.revision + 1}
+        if not ctx.context_pruning:
+            update["history"] = [_latest_attempt(state.revision + 1, done, len(new), checks, runs)]
+    return update
+
+
+def _latest_attempt(
+    number: int, done: list[Candidate], new: int, checks: list[Check], runs: list[CandidateRun]
+) -> str:
+    """The unpruned history's entry: the round's first candidate and the checks it failed."""
+    index = len(done) - max(1, new)
+    latest = done[index]
+    failing = [] if latest.gate else supported_failures(index, checks, runs)
+    lines = [failure_line(checks[i], latest.verdicts[i]) for i in failing] or [f"- {latest.gate}"]
+    return attempt_text(number, latest.code, "\n".join(lines))
+
+
+def _files(best: Candidate | None, checks: list[Check]) -> dict[str, str]:
+    if best is None:
+        return {}
+    return {SOLUTION: best.code, TESTS: checks_module(checks)}
+
+
+def route_after_tests(state: State, runtime: Any) -> Literal["coder", "summarize_code", "finish"]:
+    """Revise from concrete failures while rounds are left; else on to the auditors."""
+    if state.status == "failed":
+        return "finish"
+    return "coder" if state.decision == "revise" else "summarize_code"
