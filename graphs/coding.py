@@ -13,13 +13,15 @@ import asyncio
 import time
 from typing import Any, Literal
 
+from langgraph.runtime import Runtime
+
 from agents import coder as coder_agent
 from agents import test_writer as writer_agent
 from agents.checks import checks_module
 from agents.examples import Check
 from agents.selection import rank, required, supported_failures
-from graphs.context import Context
-from graphs.llm import Answer, NodeFailedError, ask, ask_code
+from graphs.context import Context, context_of
+from graphs.llm import Answer, NodeFailedError, ask, ask_code, failure
 from graphs.state import Candidate, NodeMetrics, State, TestRun
 from tools.check_runner import CandidateRun, Verdict, run_checks
 from tools.sandbox import SandboxUnavailable
@@ -29,20 +31,11 @@ _OUTPUT_CHARS = 1200
 _SEED_STRIDE = 1000
 
 
-def _ctx(runtime: Any) -> Context:
-    return runtime.context or Context()
-
-
-def coder_task(state: State) -> str:
-    """What the coder reads: the task verbatim (the summarizer prunes only the notes)."""
-    return state.task.strip()
-
-
 async def _candidates(
     state: State, ctx: Context, count: int, previous: str, failures: list[str]
 ) -> tuple[list[Candidate], list[NodeMetrics], list[str]]:
     messages = coder_agent.coder_messages(
-        coder_task(state),
+        state.task.strip(),
         state.entry,
         notes=state.coder_briefing if state.research_notes else "",
         previous=previous,
@@ -78,9 +71,9 @@ async def _candidates(
     return made, metrics, errors
 
 
-async def coder(state: State, runtime: Any) -> dict[str, Any]:
+async def coder(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     """Write a round of candidate solutions (a revision: from the best one and its failures)."""
-    ctx = _ctx(runtime)
+    ctx = context_of(runtime)
     previous, failures = "", []
     count = ctx.candidates
     if state.revision and state.best is not None:
@@ -89,17 +82,13 @@ async def coder(state: State, runtime: Any) -> dict[str, Any]:
         count = ctx.revision_candidates
     made, metrics, errors = await _candidates(state, ctx, count, previous, failures)
     if not made and not state.scored:
-        return {
-            "status": "failed",
-            "error": "coder: " + "; ".join(errors)[:600],
-            "metrics": metrics,
-        }
+        return {**failure(RuntimeError("coder: " + "; ".join(errors)[:600])), "metrics": metrics}
     return {"candidates": made, "metrics": metrics}
 
 
-async def test_writer(state: State, runtime: Any) -> dict[str, Any]:
+async def test_writer(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     """Write checks from the task alone; the statement's own examples come first."""
-    ctx = _ctx(runtime)
+    ctx = context_of(runtime)
     messages = writer_agent.test_writer_messages(state.task, state.entry, ctx.prompt_layout)
     try:
         answer = await ask(ctx, "researcher", "test_writer", writer_agent.TestSuite, messages)
@@ -128,7 +117,6 @@ def _score(candidate: Candidate, checks: list[Check], state: State, ctx: Context
         seed=candidate.seed,
         gate=run.gate,
         verdicts=verdicts,
-        scored=True,
     )
 
 
@@ -179,13 +167,13 @@ def _test_run(
     )
 
 
-async def run_tests(state: State, runtime: Any) -> dict[str, Any]:
+async def run_tests(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     """Run each new candidate against every check; keep the best so far; say what failed.
 
     When no candidate passes the gate the greedy one stands, so the report shows what was
     written, and nothing is revised: there is no failing call to revise from.
     """
-    ctx = _ctx(runtime)
+    ctx = context_of(runtime)
     checks = list(state.checks)
     done = list(state.scored)
     new = state.candidates[len(done) :]
@@ -195,7 +183,7 @@ async def run_tests(state: State, runtime: Any) -> dict[str, Any]:
             *(asyncio.to_thread(_score, c, checks, state, ctx) for c in new)
         )
     except (SandboxUnavailable, ValueError) as err:
-        return {"status": "failed", "error": f"run_tests: {err}"}
+        return failure(RuntimeError(f"run_tests: {err}"))
     sandbox_s = round(time.monotonic() - started, 3)
     done += scored
     runs = [_as_run(c) for c in done]
@@ -245,7 +233,7 @@ def _files(best: Candidate | None, checks: list[Check]) -> dict[str, str]:
     return {SOLUTION: best.code, TESTS: checks_module(checks)}
 
 
-def route_after_tests(state: State, runtime: Any) -> Literal["coder", "summarize_code", "finish"]:
+def route_after_tests(state: State) -> Literal["coder", "summarize_code", "finish"]:
     """Revise from concrete failures while rounds are left; else on to the auditors."""
     if state.status == "failed":
         return "finish"

@@ -10,6 +10,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Literal, get_args
 
+from langgraph.runtime import Runtime
+
 from agents.prompts import PromptLayout
 
 Role = Literal["researcher", "coder", "auditor", "summarizer"]
@@ -205,3 +207,8 @@ def _count_problems(ctx: Context) -> Iterator[tuple[str, str]]:
         count = getattr(ctx, name)
         if not isinstance(count, int) or isinstance(count, bool) or not 1 <= count <= 16:
             yield name, f"must be a whole number from 1 to 16, not {count!r}"
+
+
+def context_of(runtime: Runtime[Context]) -> Context:
+    """A node's run settings: the run's context, else the defaults."""
+    return runtime.context or Context()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 from urllib.parse import quote
 
 import httpx
@@ -31,6 +31,14 @@ class NodeFailedError(RuntimeError):
     def __init__(self, message: str, metrics: NodeMetrics) -> None:
         super().__init__(message)
         self.metrics = metrics
+
+
+def failure(err: Exception) -> dict[str, Any]:
+    """The update of a node that failed: the run ends failed, with what the calls cost."""
+    update: dict[str, Any] = {"status": "failed", "error": str(err)}
+    if isinstance(err, NodeFailedError):
+        update["metrics"] = [err.metrics]
+    return update
 
 
 @dataclass(frozen=True)

@@ -16,8 +16,8 @@ from agents.prompts import clip, layout
 from agents.researcher import MAX_TASK_CHARS, researcher_messages
 from agents.schemas import AuditReport, ResearchBrief, StageSummary
 from graphs.coding import attempt_text
-from graphs.context import Context
-from graphs.llm import NodeFailedError, ask
+from graphs.context import Context, context_of
+from graphs.llm import NodeFailedError, ask, failure
 from graphs.state import Attempt, AuditEntry, FinalReport, NodeMetrics, State
 from tools.dispatch import ToolContext
 from tools.evidence import Evidence, bandit_scan, performance_probe
@@ -39,18 +39,6 @@ def validate_task(task: str) -> str:
     if len(text) > MAX_TASK_CHARS:
         raise ValueError(f"the task has {len(text)} characters; the limit is {MAX_TASK_CHARS}")
     return text
-
-
-def _ctx(runtime: Runtime[Context]) -> Context:
-    return runtime.context or Context()
-
-
-def _failed(err: Exception) -> dict[str, Any]:
-    """The update of a node that failed: the run ends failed, with what the calls cost."""
-    update: dict[str, Any] = {"status": "failed", "error": str(err)}
-    if isinstance(err, NodeFailedError):
-        update["metrics"] = [err.metrics]
-    return update
 
 
 async def _look_up(state: State, ctx: Context, task: str) -> tuple[str, list[NodeMetrics]]:
@@ -85,17 +73,17 @@ async def _look_up(state: State, ctx: Context, task: str) -> tuple[str, list[Nod
 
 async def researcher(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     """Look things up when the run gives a workspace or database, then write the brief."""
-    ctx = _ctx(runtime)
+    ctx = context_of(runtime)
     try:
         task = validate_task(state.task)
     except ValueError as err:
-        return _failed(err)
+        return failure(err)
     notes, metrics = await _look_up(state, ctx, task)
     messages = researcher_messages(task, notes, ctx.prompt_layout)
     try:
         answer = await ask(ctx, "researcher", "researcher", ResearchBrief, messages)
     except NodeFailedError as err:
-        return {**_failed(err), "metrics": [*metrics, err.metrics]}
+        return {**failure(err), "metrics": [*metrics, err.metrics]}
     brief = answer.value
     entry = entry_point_of(task) or _brief_entry(brief)
     return {
@@ -135,9 +123,9 @@ async def summarize_brief(state: State, runtime: Runtime[Context]) -> dict[str, 
     the summarizer model; a run without lookups makes no call. Without context pruning (a
     baseline) the raw notes are handed over.
     """
-    ctx = _ctx(runtime)
+    ctx = context_of(runtime)
     if state.brief is None:
-        return _failed(RuntimeError("summarize_brief: no research brief to summarize"))
+        return failure(RuntimeError("summarize_brief: no research brief to summarize"))
     if not state.research_notes:
         return {"coder_briefing": ""}
     if not ctx.context_pruning:
@@ -202,7 +190,7 @@ async def summarize_code(state: State, runtime: Runtime[Context]) -> dict[str, A
 
 def _auditor(kind: str) -> Any:
     async def audit(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
-        ctx = _ctx(runtime)
+        ctx = context_of(runtime)
         evidence = state.evidence.get(kind, [])
         messages = layout(
             prompts.AUDITOR_SYSTEM[kind],
@@ -262,7 +250,7 @@ async def decide(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     Failing checks were already revised in the loop through run_tests; an auditor's opinion
     without evidence is reported, never a reason to rewrite correct code.
     """
-    ctx = _ctx(runtime)
+    ctx = context_of(runtime)
     evidence = blocking_evidence(state)
     if evidence and state.revision < ctx.max_revisions:
         update: dict[str, Any] = {

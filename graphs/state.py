@@ -77,8 +77,6 @@ class Candidate:
     """Why it could not be run as a solution ("" when it passed the gate)."""
     verdicts: list[Verdict] = field(default_factory=list)
     """Its verdict on each of the run's checks, in their order."""
-    scored: bool = False
-    """Whether it has been run against the checks."""
 
 
 @dataclass(kw_only=True)
