@@ -7,10 +7,11 @@ task two arms run against the same endpoint and models:
 - ``swarm``: the full graph (researcher, summarizers, coder, sandboxed checks, auditors,
   revisions); its final ``solution.py`` is graded;
 - ``plain``: the coder model asked the way it was trained, the arm a user would otherwise
-  use: the task verbatim as the only message, its answer's first ```python block is the
-  solution; no schema, no system prompt of ours, temperature 0, the coder's token budget;
-- ``direct``: one guided-JSON call of the same model (the old ``CodeSubmission`` format is
-  gone; it is now one code-block call with the coder's prompt and grammar, no checks).
+  use: the task verbatim as the only message, the definitions of its answer's first
+  ```python block are the solution (its example calls and self-checks dropped, as a user
+  would); no schema, no system prompt of ours, temperature 0, the coder's token budget;
+- ``direct``: one grammar-guided code-block call of the same model with the coder's prompt
+  (no checks, no retry, no fallback).
 
 The task set has two splits: ``held_out.txt`` names the tasks never tuned on; the summary
 gives each split apart, and ``pairs`` names the tasks only one arm of a pair solved.
@@ -23,6 +24,7 @@ attempt (no retry with a larger budget, no fallback).
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import re
 import time
@@ -261,10 +263,37 @@ def first_code_block(text: str) -> str:
     return (found[1] if found else text).strip("\n") + "\n"
 
 
+_DEFINITIONS = (
+    ast.Import,
+    ast.ImportFrom,
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.ClassDef,
+    ast.Assign,
+    ast.AnnAssign,
+)
+
+
+def definitions(code: str) -> str:
+    """The module's imports, functions, classes and constants, without the top-level calls.
+
+    What a user keeps of an answer: the model likes to append example calls and its own
+    self-checks (often with wrong expected values) that would run, and fail, on import. Code
+    that does not parse is returned as it is.
+    """
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return code
+    kept: list[ast.stmt] = [node for node in tree.body if isinstance(node, _DEFINITIONS)]
+    return ast.unparse(ast.Module(body=kept, type_ignores=[])) + "\n" if kept else code
+
+
 async def plain_arm(task: EvalTask, context: Context, grade_timeout_s: float) -> ArmResult:
     """One plain chat call of the coder model, as a user would make it; grade its code block.
 
-    An answer cut at the budget still yields the code it holds: a user would keep it too.
+    Graded as a user would keep it: the first code block's definitions (see
+    :func:`definitions`), also from an answer cut at the budget.
     """
     start = time.monotonic()
     async with httpx.AsyncClient(timeout=context.node_timeout_s) as http:
@@ -288,7 +317,7 @@ async def plain_arm(task: EvalTask, context: Context, grade_timeout_s: float) ->
             )
     seconds = round(time.monotonic() - start, 2)
     answer = read_answer(raw)
-    code = first_code_block(answer.text)
+    code = definitions(first_code_block(answer.text))
     checked = await asyncio.to_thread(grade, code, task.hidden_tests, timeout_s=grade_timeout_s)
     return ArmResult(
         solved=checked.solved,

@@ -142,7 +142,8 @@ async def test_the_plain_arm_asks_as_a_user_would_and_grades_the_code_block(
     tmp_path: Path, fake_openai: FakeOpenAI
 ) -> None:
     tasks = evaluate.load_tasks(task_set(tmp_path / "set", ("01_add", "02_add_again")))
-    answer = f"Here it is:\n```python\n{GOOD_CODE}```\nIt adds a and b, and then"
+    self_check = "assert add(2, 2) == 5  # the model's own, wrong, self-check\nprint(add(1, 2))\n"
+    answer = f"Here it is:\n```python\n{GOOD_CODE}{self_check}```\nIt adds a and b, and then"
     fake_openai.script(
         {"content": answer, "contains": "(01_add)"},
         {"content": answer[:-30], "contains": "(02_add", "finish_reason": "length"},
@@ -151,7 +152,8 @@ async def test_the_plain_arm_asks_as_a_user_would_and_grades_the_code_block(
         tasks, fake_context(fake_openai), evaluate.EvalOptions(arms=("plain",))
     )
     plain = results["summary"]["plain"]
-    # a cut-off answer still holds its whole code block: a user would keep it
+    # a cut-off answer still holds its whole code block, and top-level calls are dropped:
+    # a user would keep the function
     assert plain["solved"] == 2 and plain["first_try_valid_share"] is None
     assert plain["outcomes"] == {"length": 1, "stop": 1}
     for body in fake_openai.requests():
