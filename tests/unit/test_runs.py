@@ -108,7 +108,7 @@ def test_killed_run_resumes_without_redoing_finished_nodes(
     url = fake_openai.base_url
     run = start_cli("run", "--json", "--base-url", url, "add two numbers", stderr=tmp_path / "1")
     try:
-        wait_for(lambda: calls(fake_openai)["code"] == 4 or run.poll() is not None)
+        wait_for(lambda: calls(fake_openai)["code"] >= 4 or run.poll() is not None)
     finally:
         stop(run)
     assert run.returncode == -signal.SIGKILL, (tmp_path / "1").read_text()
