@@ -1,8 +1,10 @@
-"""The benchmark task set in ``bench/tasks`` is complete and its hidden tests are sound.
+"""The benchmark task sets in ``bench/tasks`` and ``bench/tasks-hard`` are complete and sound.
 
-For every task: the statement names the entry point with its exact parameters, the reference
-solution passes the hidden tests, and a do-nothing solution (the entry point exists but returns
-None for everything) fails them, both under pytest (this repository's conftest, ini options
+``bench/tasks-hard`` holds the first held-out split, moved out of ``bench/tasks`` as too hard;
+the two sets together are numbered 01, 02, ... without gaps. For every task in either set: the
+statement names the entry point with its exact parameters, the reference solution passes the
+hidden tests, and a do-nothing solution (the entry point exists but returns None for
+everything) fails them, both under pytest (this repository's conftest, ini options
 and plugins kept out) and under the built-in runner that ``edgeswarm eval`` grades with in the
 sandbox, where pytest is not importable (so the hidden tests use the standard library only).
 Each run gets its own temporary directory, sys.path and freshly imported modules; two driver
@@ -29,27 +31,35 @@ from tools.sandbox import TEST_RUNNER_CODE
 
 ROOT = Path(__file__).resolve().parents[2]
 TASKS_DIR = ROOT / "bench" / "tasks"
+HARD_TASKS_DIR = ROOT / "bench" / "tasks-hard"
+TASK_SETS = (TASKS_DIR, HARD_TASKS_DIR)
 TASK_FILES = frozenset({"task.txt", "test_hidden.py", "reference.py"})
 DIR_NAME = re.compile(r"(?P<number>\d{2})_(?P<entry>[a-z][a-z0-9_]*)")
-MIN_TASKS = 60
+MIN_TASKS = 60  # in bench/tasks
 MAX_STATEMENT_CHARS = 400
 MAX_STUB_CHARS = 1200
 MIN_STUB_SHARE = 1 / 3
-SPLITS_FILE = TASKS_DIR / "held_out.txt"
+SPLITS_FILE = "held_out.txt"
 MIN_TESTS, MAX_TESTS = 4, 8
 ALLOWED_IMPORTS = frozenset(sys.stdlib_module_names) | {"solution"}
 
 
-def task_dirs() -> list[Path]:
-    """The task directories, in name order."""
+def task_dirs(tasks_dir: Path) -> list[Path]:
+    """The task directories of one task set, in name order."""
     return sorted(
         path
-        for path in TASKS_DIR.iterdir()
+        for path in tasks_dir.iterdir()
         if path.is_dir() and not path.name.startswith((".", "_"))
     )
 
 
-TASKS = task_dirs()
+def task_id(task: Path) -> str:
+    """The task's set and name: ``tasks/01_is_palindrome``."""
+    return f"{task.parent.name}/{task.name}"
+
+
+TASKS = [task for tasks_dir in TASK_SETS for task in task_dirs(tasks_dir)]
+TASK_IDS = [task_id(task) for task in TASKS]
 
 
 @dataclass(frozen=True)
@@ -241,25 +251,25 @@ def outcomes(
             wanted.add(task)
     root = tmp_path_factory.mktemp("eval-tasks")
     per_task: list[list[tuple[str, Path]]] = []
-    for task in sorted(wanted):
+    for task in sorted(wanted, key=task_id):
         sources = {
             "reference": (task / "reference.py").read_text(),
             "null": null_solution(entry_point(task)),
         }
         per_task.append([])
         for variant, source in sources.items():
-            workdir = root / task.name / variant
+            workdir = root / task_id(task) / variant
             workdir.mkdir(parents=True)
             (workdir / "solution.py").write_text(source)
             shutil.copyfile(task / "test_hidden.py", workdir / "test_hidden.py")
-            per_task[-1].append((f"{task.name}/{variant}", workdir))
+            per_task[-1].append((f"{task_id(task)}/{variant}", workdir))
     halves = [[job for jobs in per_task[start::2] for job in jobs] for start in (0, 1)]
     with ThreadPoolExecutor(max_workers=2) as pool:
         runs = {key: run for part in pool.map(run_driver, halves) for key, run in part.items()}
     return {
-        task.name: Outcome(
+        task_id(task): Outcome(
             {
-                (variant, runner): runs[f"{task.name}/{variant}", runner]
+                (variant, runner): runs[f"{task_id(task)}/{variant}", runner]
                 for variant in VARIANTS
                 for runner in RUNNERS
             }
@@ -269,18 +279,19 @@ def outcomes(
 
 
 def test_there_are_enough_tasks_numbered_consecutively() -> None:
+    assert len(task_dirs(TASKS_DIR)) >= MIN_TASKS
     names = [task.name for task in TASKS]
-    assert len(names) >= MIN_TASKS
     matches = [DIR_NAME.fullmatch(name) for name in names]
     assert all(matches), [name for name, match in zip(names, matches, strict=True) if not match]
     numbers = [int(match["number"]) for match in matches if match]
     entries = [match["entry"] for match in matches if match]
-    assert numbers == list(range(1, len(names) + 1))
+    assert sorted(numbers) == list(range(1, len(names) + 1)), "number both sets 01, 02, ..."
     assert len(set(entries)) == len(entries)
-    assert (TASKS_DIR / "README.md").is_file()
+    for tasks_dir in TASK_SETS:
+        assert (tasks_dir / "README.md").is_file()
 
 
-@pytest.mark.parametrize("task", TASKS, ids=[task.name for task in TASKS])
+@pytest.mark.parametrize("task", TASKS, ids=TASK_IDS)
 def test_task_files_and_statement(task: Path) -> None:
     files = {path.name for path in task.iterdir() if path.name != "__pycache__"}
     assert files == TASK_FILES
@@ -342,20 +353,22 @@ def check_stub(statement: str, entry: EntryPoint) -> None:
         )
 
 
-def test_a_third_of_the_tasks_are_stubs_and_the_held_out_split_is_known() -> None:
-    stubs = [task for task in TASKS if is_stub((task / "task.txt").read_text())]
-    assert len(stubs) >= MIN_STUB_SHARE * len(TASKS), f"{len(stubs)} stubs of {len(TASKS)}"
-    held_out = SPLITS_FILE.read_text().split()
-    names = {task.name for task in TASKS}
+@pytest.mark.parametrize("tasks_dir", TASK_SETS, ids=[path.name for path in TASK_SETS])
+def test_a_third_of_the_tasks_are_stubs_and_the_held_out_split_is_known(tasks_dir: Path) -> None:
+    tasks = task_dirs(tasks_dir)
+    stubs = [task for task in tasks if is_stub((task / "task.txt").read_text())]
+    assert len(stubs) >= MIN_STUB_SHARE * len(tasks), f"{len(stubs)} stubs of {len(tasks)}"
+    held_out = (tasks_dir / SPLITS_FILE).read_text().split()
+    names = {task.name for task in tasks}
     assert set(held_out) <= names, sorted(set(held_out) - names)
     assert len(set(held_out)) == len(held_out)
-    assert len(held_out) >= len(TASKS) / 4, "hold out at least a quarter of the tasks"
+    assert len(held_out) >= len(tasks) / 4, "hold out at least a quarter of the tasks"
 
 
 STUB_TASKS = [task for task in TASKS if is_stub((task / "task.txt").read_text())]
 
 
-@pytest.mark.parametrize("task", STUB_TASKS, ids=[task.name for task in STUB_TASKS])
+@pytest.mark.parametrize("task", STUB_TASKS, ids=[task_id(task) for task in STUB_TASKS])
 def test_a_stubs_examples_hold_for_the_reference(task: Path) -> None:
     docstrings = [
         ast.get_docstring(node) or ""
@@ -371,7 +384,7 @@ def test_a_stubs_examples_hold_for_the_reference(task: Path) -> None:
     assert runner.failures == 0, f"{runner.failures} of {runner.tries} stub examples fail"
 
 
-@pytest.mark.parametrize("task", TASKS, ids=[task.name for task in TASKS])
+@pytest.mark.parametrize("task", TASKS, ids=TASK_IDS)
 def test_hidden_tests_are_small_and_standard_library_only(task: Path) -> None:
     tree = ast.parse((task / "test_hidden.py").read_text())
     tests = [
@@ -392,14 +405,14 @@ def test_hidden_tests_are_small_and_standard_library_only(task: Path) -> None:
             assert not outside, f"standard library only (the sandbox has no pytest): {outside}"
 
 
-@pytest.mark.parametrize("task", TASKS, ids=[task.name for task in TASKS])
+@pytest.mark.parametrize("task", TASKS, ids=TASK_IDS)
 def test_reference_passes_the_hidden_tests(task: Path, outcomes: dict[str, Outcome]) -> None:
-    failures = outcomes[task.name].failures("reference", expected=0)
+    failures = outcomes[task_id(task)].failures("reference", expected=0)
     assert not failures, failures
 
 
-@pytest.mark.parametrize("task", TASKS, ids=[task.name for task in TASKS])
+@pytest.mark.parametrize("task", TASKS, ids=TASK_IDS)
 def test_a_null_solution_fails_the_hidden_tests(task: Path, outcomes: dict[str, Outcome]) -> None:
     # 1 is "some tests failed" for both runners, not a collection or usage error.
-    failures = outcomes[task.name].failures("null", expected=1)
+    failures = outcomes[task_id(task)].failures("null", expected=1)
     assert not failures, failures
