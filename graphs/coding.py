@@ -18,7 +18,7 @@ from langgraph.runtime import Runtime
 from agents import coder as coder_agent
 from agents import test_writer as writer_agent
 from agents.checks import checks_module
-from agents.examples import Check
+from agents.examples import Check, EntryPoint, entry_point_of
 from agents.selection import rank, required, supported_failures
 from graphs.context import Context, context_of
 from graphs.llm import Answer, NodeFailedError, ask, ask_code, failure
@@ -36,7 +36,7 @@ async def _candidates(
 ) -> tuple[list[Candidate], list[NodeMetrics], list[str]]:
     messages = coder_agent.coder_messages(
         state.task.strip(),
-        state.entry,
+        entry_of(state),
         notes=state.coder_briefing if state.research_notes else "",
         previous=previous,
         failures=failures,
@@ -86,19 +86,50 @@ async def coder(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     return {"candidates": made, "metrics": metrics}
 
 
+def entry_of(state: State) -> EntryPoint | None:
+    """The run's entry point: the researcher's, or the statement's while the researcher works.
+
+    On the parallel path (:func:`graphs.swarm.brief_in_parallel`) the coder and the test
+    writer start beside the researcher, before it has set ``state.entry``; the statement names
+    the entry point there, so both read the same one.
+    """
+    return state.entry or entry_point_of(state.task)
+
+
 async def test_writer(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
-    """Write checks from the task alone; the statement's own examples come first."""
+    """Write checks from the task alone; ``run_tests`` puts the statement's examples first."""
     ctx = context_of(runtime)
-    messages = writer_agent.test_writer_messages(state.task, state.entry, ctx.prompt_layout)
+    entry = entry_of(state)
+    messages = writer_agent.test_writer_messages(state.task, entry, ctx.prompt_layout)
     try:
         answer = await ask(ctx, "researcher", "test_writer", writer_agent.TestSuite, messages)
     except NodeFailedError as err:
         # The statement's examples (and the candidates' agreement) still choose.
         return {"metrics": [err.metrics]}
-    written = writer_agent.writer_checks(answer.value, state.entry)
-    known = {check.call for check in state.checks}
-    fresh = [check for check in written if check.call not in known]
-    return {"checks": [*state.checks, *fresh], "metrics": [answer.metrics]}
+    written = writer_agent.writer_checks(answer.value, entry)
+    return {"written_checks": written, "metrics": [answer.metrics]}
+
+
+def merged_checks(statement: list[Check], written: list[Check]) -> list[Check]:
+    """The statement's checks, then the written ones whose call they do not already make.
+
+    A call the writer gave twice with different expectations is dropped: the writer is
+    unsure of it, and either half would fail a right candidate. A repeat is kept once.
+    """
+    known = {(tuple(check.setup), check.call) for check in statement}
+    wants: dict[tuple[tuple[str, ...], str], set[tuple[str, str | None]]] = {}
+    for check in written:
+        wants.setdefault((tuple(check.setup), check.call), set()).add(
+            (check.expected, check.raises)
+        )
+    fresh: list[Check] = []
+    for check in written:
+        key = (tuple(check.setup), check.call)
+        if key in known or len(wants[key]) > 1:
+            continue
+        known.add(key)
+        fresh.append(check)
+    return [*statement, *fresh]
 
 
 def _as_run(candidate: Candidate) -> CandidateRun:
@@ -173,8 +204,11 @@ async def run_tests(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     When no candidate passes the gate the greedy one stands, so the report shows what was
     written, and nothing is revised: there is no failing call to revise from.
     """
+    if state.status == "failed":
+        # The researcher beside the coder failed (the parallel path): nothing to choose.
+        return {}
     ctx = context_of(runtime)
-    checks = list(state.checks)
+    checks = merged_checks(state.checks, state.written_checks)
     done = list(state.scored)
     new = state.candidates[len(done) :]
     started = time.monotonic()
@@ -202,6 +236,7 @@ async def run_tests(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         failing = supported_failures(best_index or 0, checks, runs)
         problems = "\n".join(failure_line(checks[i], best.verdicts[i]) for i in failing)
     update: dict[str, Any] = {
+        "checks": checks,
         "scored": done,
         "best": best_index,
         "files": _files(best, checks),

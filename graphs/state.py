@@ -161,6 +161,18 @@ def merge_evidence(
     return {**left, **right}
 
 
+def merge_status(left: RunStatus, right: RunStatus) -> RunStatus:
+    """Reducer for the status: ``failed`` stays, so two branches may fail in one step."""
+    return left if left == "failed" else right
+
+
+def merge_error(left: str | None, right: str | None) -> str | None:
+    """Reducer for the failure reason: a second branch's reason is added to the first."""
+    if left and right and right not in left:
+        return f"{left}; {right}"
+    return right or left
+
+
 @dataclass(kw_only=True)
 class InputState:
     """What a caller gives the graph."""
@@ -177,11 +189,11 @@ class InputState:
 class OutputState:
     """What a run returns."""
 
-    status: RunStatus = "running"
+    status: Annotated[RunStatus, merge_status] = "running"
     """running, done, or failed (an agent could not answer; see error)."""
     report: FinalReport | None = None
     """The final report, once the run ended."""
-    error: str | None = None
+    error: Annotated[str | None, merge_error] = None
     """Why the run failed, when it did."""
     metrics: Annotated[list[NodeMetrics], operator.add] = field(default_factory=list)
     """Per-call cost records; parallel branches append."""
@@ -197,6 +209,8 @@ class State(InputState, OutputState):
     """The function or class the task asks for (read from the statement, else the brief)."""
     checks: list[Check] = field(default_factory=list)
     """The checks every candidate runs: the statement's examples, then the test writer's."""
+    written_checks: list[Check] = field(default_factory=list)
+    """The test writer's checks, as written; ``run_tests`` merges them into ``checks``."""
     candidates: Annotated[list[Candidate], operator.add] = field(default_factory=list)
     """Every candidate written so far, all rounds (scored in place by run_tests)."""
     scored: list[Candidate] = field(default_factory=list)

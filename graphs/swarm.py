@@ -1,7 +1,9 @@
 """The edgeswarm graph: researcher, coder ∥ test writer, checks, evidence, auditors, decide.
 
 researcher → summarize → [coder ∥ test writer] → run the checks → (revise) → gather
-evidence → [security ∥ performance auditors] → decide.
+evidence → [security ∥ performance auditors] → decide. When the statement names its entry
+point and the run has no workspace or database, the researcher runs beside the coder and the
+test writer instead (:func:`brief_in_parallel`): nothing they read waits for the brief.
 
 The coder writes several candidates at once, the test writer writes checks from the task
 alone, and ``run_tests`` keeps the candidate that passes the best-supported checks; while a
@@ -13,11 +15,11 @@ exported as ``graph``, named ``swarm``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Literal
 
 from langgraph.graph import END, START, StateGraph
 
+from agents.examples import entry_point_of
 from graphs import coding, nodes
 from graphs.context import Context
 from graphs.nodes import validate_task
@@ -26,21 +28,43 @@ from graphs.state import InputState, OutputState, State
 __all__ = ["build_graph", "graph", "validate_task"]
 
 
-def _then(target: str) -> Callable[[State], str]:
-    """A router that goes on to ``target`` unless the run has failed."""
-
-    def route(state: State) -> str:
-        return "finish" if state.status == "failed" else target
-
-    route.__name__ = f"after_to_{target}"
-    return route
-
-
 def route_to_auditors(state: State) -> list[str]:
     """Both auditors in parallel, unless the run has failed."""
     if state.status == "failed":
         return ["finish"]
     return ["security_auditor", "performance_auditor"]
+
+
+def brief_in_parallel(state: State) -> bool:
+    """Whether the researcher's brief can be written beside the code, not before it.
+
+    The coder and the test writer read the task verbatim; the brief only feeds them an entry
+    point the statement does not name and the lookups' notes. A run with neither (no
+    workspace, no database, the statement names its function or class) starts all three at
+    once, and the brief leaves the critical path.
+    """
+    if state.workspace or state.database:
+        return False
+    try:
+        task = validate_task(state.task)
+    except ValueError:
+        return False
+    return entry_point_of(task) is not None
+
+
+def route_start(state: State) -> list[str]:
+    """The researcher first; beside the coder and the test writer when it can be."""
+    if brief_in_parallel(state):
+        return ["researcher", "coder", "test_writer"]
+    return ["researcher"]
+
+
+def route_after_researcher(state: State) -> str:
+    """On to the summarizer, unless the run failed or the brief was written beside the code."""
+    if brief_in_parallel(state):
+        # run_tests follows the coder and the test writer, and sees a failed status itself.
+        return END
+    return "finish" if state.status == "failed" else "summarize_brief"
 
 
 def route_to_writers(state: State) -> list[str]:
@@ -73,9 +97,9 @@ def build_graph() -> StateGraph[State, Context, InputState, OutputState]:
     builder.add_node("decide", nodes.decide)
     builder.add_node("finish", nodes.finish)
 
-    builder.add_edge(START, "researcher")
+    builder.add_conditional_edges(START, route_start, ["researcher", "coder", "test_writer"])
     builder.add_conditional_edges(
-        "researcher", _then("summarize_brief"), ["summarize_brief", "finish"]
+        "researcher", route_after_researcher, ["summarize_brief", "finish", END]
     )
     builder.add_conditional_edges(
         "summarize_brief", route_to_writers, ["coder", "test_writer", "finish"]

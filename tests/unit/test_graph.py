@@ -88,7 +88,8 @@ async def test_approve_path(fake_openai: FakeOpenAI) -> None:
     assert report.tests is not None and report.tests.ok and report.tests.passed == 2
     assert report.revisions == 0 and report.candidates == 1
     nodes = [m.node for m in state.metrics]
-    assert nodes[0] == "researcher" and sorted(nodes[1:3]) == ["coder", "test_writer"]
+    # The statement names is_palindrome: the brief is written beside the code.
+    assert sorted(nodes[:3]) == ["coder", "researcher", "test_writer"]
     assert sorted(nodes[3:]) == ["performance_auditor", "security_auditor"]
     assert report.prompt_tokens == sum(m.prompt_tokens for m in state.metrics) > 0
     [body] = coder_bodies(fake_openai)
@@ -221,7 +222,8 @@ async def test_a_cut_off_candidate_is_retried_larger(fake_openai: FakeOpenAI) ->
 async def test_failing_node_ends_the_run_with_reason(fake_openai: FakeOpenAI) -> None:
     bad = {"schema": "ResearchBrief", "content": "nope"}
     fake_openai.script(bad, bad, bad)
-    state = await run(fake_openai)
+    # No name in the statement: the coder waits for the brief's entry point.
+    state = await run(fake_openai, task="Write a function that adds two numbers.")
     assert state.status == "failed"
     assert state.error is not None and state.error.startswith("researcher:")
     assert state.report is not None and state.report.outcome == "failed"
@@ -229,6 +231,35 @@ async def test_failing_node_ends_the_run_with_reason(fake_openai: FakeOpenAI) ->
     [failed] = state.metrics  # the failed call is measured like a successful one
     assert failed.node == "researcher" and not failed.ok and failed.attempts == 3
     assert failed.model == "small" and failed.seconds > 0
+
+
+async def test_the_brief_beside_the_code_fails_the_run_too(fake_openai: FakeOpenAI) -> None:
+    bad = {"schema": "ResearchBrief", "content": "nope"}
+    fake_openai.script(bad, bad, bad, code(GOOD_CODE), suite())
+    state = await run(fake_openai)  # names add: researcher, coder and test writer at once
+    assert state.status == "failed"
+    assert state.error is not None and state.error.startswith("researcher:"), state.error
+    assert state.report is not None and state.report.outcome == "failed"
+    assert len(coder_bodies(fake_openai)) == 1
+    assert not [m for m in state.metrics if m.node.endswith("auditor")]
+
+
+async def test_two_branches_failing_in_one_step_keep_both_reasons(
+    fake_openai: FakeOpenAI,
+) -> None:
+    bad_brief = {"schema": "ResearchBrief", "content": "nope"}
+    fake_openai.script(bad_brief, bad_brief, bad_brief, suite())  # and no code block at all
+    state = await run(fake_openai)
+    assert state.status == "failed" and state.error is not None
+    assert "researcher:" in state.error and "coder:" in state.error, state.error
+
+
+async def test_a_statement_without_a_name_writes_the_brief_first(fake_openai: FakeOpenAI) -> None:
+    fake_openai.script(brief(), code(GOOD_CODE), suite(), *audits())
+    state = await run(fake_openai, task="Write a function that adds two numbers.")
+    assert state.report is not None and state.report.outcome == "approved", state.report
+    nodes = [m.node for m in state.metrics]
+    assert nodes[0] == "researcher" and sorted(nodes[1:3]) == ["coder", "test_writer"]
 
 
 async def test_a_failed_coder_keeps_the_cost_of_the_nodes_before(fake_openai: FakeOpenAI) -> None:

@@ -115,7 +115,9 @@ def test_killed_run_resumes_without_redoing_finished_nodes(
     thread = re.search(r"thread ([0-9a-f-]{36})", (tmp_path / "1").read_text())
     assert thread is not None
     thread_id = thread.group(1)
-    assert calls(fake_openai) == {"ResearchBrief": 1, "TestSuite": 1, "code": 4}
+    before = calls(fake_openai)
+    # the four candidates' requests; a sampled one that failed may have been resent already
+    assert before["ResearchBrief"] == 1 and before["TestSuite"] == 1 and before["code"] >= 4
 
     [row] = runs_json(capsys)
     assert row["thread_id"] == thread_id
@@ -138,7 +140,9 @@ def test_killed_run_resumes_without_redoing_finished_nodes(
     assert output["endpoint"] == url
     # the researcher and the test writer (its write saved before the kill) ran once; the coder
     # in flight ran again, and the rest once after
-    assert calls(fake_openai) == {"ResearchBrief": 1, "TestSuite": 1, "code": 8, "AuditReport": 2}
+    after = calls(fake_openai)
+    assert after["ResearchBrief"] == 1 and after["TestSuite"] == 1 and after["AuditReport"] == 2
+    assert after["code"] - before["code"] == 4
     assert f"resuming thread {thread_id} after test_writer" in err
     assert "[researcher]" not in err and "[summarize_brief]" not in err and "[coder]" in err
     assert "unregistered type" not in err  # the checkpoint revived only the state's own types
