@@ -51,6 +51,7 @@ from graphs import evaluate
 from graphs.context import Context
 from graphs.runner import run_swarm
 from graphs.state import InputState, OutputState
+from runtime.prefix_cache import hit_rate, server_counters
 from runtime.process import ManagedProcess
 
 FAKE_OPENAI = ROOT / "tests" / "fakes" / "openai_server.py"
@@ -335,36 +336,6 @@ class PrefixSizes:
     kvcache_gib: int = 2
 
 
-_METRIC = re.compile(r"^(vllm:prefix_cache_(?:queries|hits)_total)(?:\{[^}]*\})?\s+(\S+)$")
-
-
-def prefix_counters(metrics_text: str) -> dict[str, float]:
-    """Prefix-cache counters of vLLM (queries and hits, in tokens) summed over their labels."""
-    found = {"queries": 0.0, "hits": 0.0}
-    for line in metrics_text.splitlines():
-        match = _METRIC.match(line.strip())
-        if match:
-            key = "queries" if "queries" in match[1] else "hits"
-            found[key] += float(match[2])
-    return found
-
-
-def _server_counters(root_url: str) -> dict[str, float]:
-    reply = httpx.get(f"{root_url}/metrics", timeout=30, trust_env=False)
-    reply.raise_for_status()
-    return prefix_counters(reply.text)
-
-
-def _hit_rate(before: dict[str, float], after: dict[str, float]) -> dict[str, Any]:
-    queries = after["queries"] - before["queries"]
-    hits = after["hits"] - before["hits"]
-    return {
-        "queried_tokens": int(queries),
-        "hit_tokens": int(hits),
-        "hit_rate": round(hits / queries, 4) if queries else None,
-    }
-
-
 def prefix_caching(sizes: PrefixSizes, work: Workspace, port_for: PortFor) -> dict[str, Any]:
     """Hit rates per prompt layout over the prompts of whole swarm runs.
 
@@ -387,17 +358,17 @@ def prefix_caching(sizes: PrefixSizes, work: Workspace, port_for: PortFor) -> di
         ) as server:
             reset_prefix_cache(server)  # each layout starts from an empty cache
             root = server.base_url.removesuffix("/v1")
-            start = _server_counters(root)
+            start = server_counters(root)
             single = asyncio.run(replay_runs(server.base_url, runs[:1]))
-            middle = _server_counters(root)
+            middle = server_counters(root)
             many = asyncio.run(replay_runs(server.base_url, runs[1:]))
-            end = _server_counters(root)
+            end = server_counters(root)
         if start["queries"] == end["queries"]:
             raise RuntimeError("vLLM reported no prefix-cache queries: is prefix caching on?")
         layouts[layout] = {
-            "single_run": {**_hit_rate(start, middle), "wall_s": single, "requests": len(runs[0])},
+            "single_run": {**hit_rate(start, middle), "wall_s": single, "requests": len(runs[0])},
             "concurrent_runs": {
-                **_hit_rate(middle, end),
+                **hit_rate(middle, end),
                 "wall_s": many,
                 "requests": sum(len(run) for run in runs[1:]),
             },

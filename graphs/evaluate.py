@@ -45,6 +45,7 @@ from graphs.llm import NodeFailedError, ask_code, lease_model
 from graphs.nodes import SOLUTION, validate_task
 from graphs.runner import run_swarm
 from graphs.state import InputState, NodeMetrics, OutputState
+from runtime.prefix_cache import Counters, endpoint_counters, total_hit_rate
 from tools.sandbox import SandboxUnavailable, run_tests, test_counts
 
 DEFAULT_TASKS = Path(__file__).resolve().parent.parent / "bench" / "tasks"
@@ -396,7 +397,9 @@ async def evaluate(
     """Run each arm over every task (``concurrency`` tasks at a time); results and summary.
 
     The arms run one after the other (all swarm runs, then all direct calls), so neither
-    competes with the other for the device.
+    competes with the other for the device. The summary's ``prefix_cache`` gives vLLM's
+    prefix-cache hit rate per arm and over the whole eval (None where the endpoint shows no
+    vLLM metrics).
     """
     if options.concurrency < 1:
         raise ValueError(f"concurrency must be at least 1, not {options.concurrency}")
@@ -412,13 +415,23 @@ async def evaluate(
         if progress is not None:
             progress(arm, task.name, result)
 
+    async def counters() -> dict[str, Counters] | None:
+        return await asyncio.to_thread(endpoint_counters, context.base_url, context.api_key)
+
+    caching: dict[str, dict[str, Any] | None] = {}
+    first = await counters()
     for arm in options.arms:
         started = time.monotonic()
+        before = await counters()
         await asyncio.gather(*(one(arm, task) for task in tasks))
         arm_seconds[arm] = round(time.monotonic() - started, 1)
+        caching[arm] = total_hit_rate(before, await counters())
+    caching["all"] = total_hit_rate(first, await counters())
     rows = [results[t.name] for t in tasks]
+    summary = summarize(rows, options.arms, arm_seconds)
+    summary["prefix_cache"] = caching
     return {
-        "summary": summarize(rows, options.arms, arm_seconds),
+        "summary": summary,
         "tasks": [
             {"task": r.task, "split": r.split, **{a: asdict(x) for a, x in r.arms.items()}}
             for r in rows

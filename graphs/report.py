@@ -148,4 +148,11 @@ def print_eval(results: dict[str, Any], *, as_json: bool) -> None:
         )
     for pair, sides in summary.get("pairs", {}).items():
         print(f"  {pair}: " + "; ".join(f"{k} {', '.join(v) or '-'}" for k, v in sides.items()))
+    caching = summary.get("prefix_cache") or {}
+    rates = [
+        f"{name} {100 * part['hit_rate']:.0f}% of {part['queried_tokens']} tokens"
+        for name, part in caching.items()
+        if part and part.get("hit_rate") is not None
+    ]
+    print(f"  vLLM prefix-cache hits: {'; '.join(rates) or 'not measured'}")
     print(f"  models: {', '.join(f'{k} {v}' for k, v in results.get('models', {}).items())}")

@@ -149,17 +149,6 @@ def test_orchestration_overhead_and_context_pruning_run_on_the_fake_model(tmp_pa
     assert "8. effectiveness  error" in table
 
 
-def test_prefix_counters_sum_vllm_metrics_over_labels() -> None:
-    text = """\
-# HELP vllm:prefix_cache_queries_total Prefix cache queries, in tokens.
-vllm:prefix_cache_queries_total{engine="0",model_name="m"} 1200.0
-vllm:prefix_cache_queries_total{engine="1",model_name="m"} 300.0
-vllm:prefix_cache_hits_total{engine="0",model_name="m"} 640.0
-vllm:prefix_cache_hits_created 17.0
-"""
-    assert sp.prefix_counters(text) == {"queries": 1500.0, "hits": 640.0}
-
-
 def test_the_critical_path_counts_parallel_auditors_once() -> None:
     def m(node: str, seconds: float, revision: int = 0) -> NodeMetrics:
         return NodeMetrics(
