@@ -40,6 +40,13 @@ class Context:
         default=True,
         metadata=_doc("Ask the gateway to make each model resident before a call."),
     )
+    warm_up: bool = field(
+        default=False,
+        metadata=_doc(
+            "Have the servers compile every agent's grammar when a run starts (one token "
+            "each, in the background), not on the run's path; set for servers edgeswarm starts."
+        ),
+    )
     researcher_model: str = field(default=CODER_DEFAULT, metadata=_doc("Researcher's model."))
     coder_model: str = field(default=CODER_DEFAULT, metadata=_doc("Coder's model."))
     auditor_model: str = field(default=SMALL_DEFAULT, metadata=_doc("Auditors' model."))

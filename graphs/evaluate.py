@@ -30,7 +30,7 @@ import re
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -41,7 +41,7 @@ from agents.coder import CODE_TOKENS, coder_messages
 from agents.examples import entry_point_of
 from agents.structured import chat_model, read_answer
 from graphs.context import Context
-from graphs.llm import NodeFailedError, ask_code, lease_model
+from graphs.llm import NodeFailedError, ask_code, lease_model, warm_up
 from graphs.nodes import SOLUTION, validate_task
 from graphs.runner import run_swarm
 from graphs.state import InputState, NodeMetrics, OutputState
@@ -420,6 +420,11 @@ async def evaluate(
 
     caching: dict[str, dict[str, Any] | None] = {}
     first = await counters()
+    warmed: dict[str, float] = {}
+    if context.warm_up:
+        # As a server that has been up a while: every grammar compiled before the first task.
+        warmed = await warm_up(context)
+        context = replace(context, warm_up=False)
     for arm in options.arms:
         started = time.monotonic()
         before = await counters()
@@ -430,6 +435,7 @@ async def evaluate(
     rows = [results[t.name] for t in tasks]
     summary = summarize(rows, options.arms, arm_seconds)
     summary["prefix_cache"] = caching
+    summary["warm_up_s"] = warmed
     return {
         "summary": summary,
         "tasks": [

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -10,13 +11,20 @@ from urllib.parse import quote
 
 import httpx
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import BaseMessage
+from langchain_core.messages import BaseMessage, HumanMessage
 from pydantic import BaseModel
 
 from agents.call import AgentCallError, CallPolicy, CallTrace, Invoker, call_structured
 from agents.coder import CODE_TOKENS, CodeDraft, ainvoke_code
-from agents.structured import chat_model, token_budget
-from agents.transport import EndpointDeadlineError, status_failure, unreachable
+from agents.schemas import AuditReport, ResearchBrief, StageSummary
+from agents.structured import StructuredOutputError, ainvoke_structured, chat_model, token_budget
+from agents.test_writer import TestSuite
+from agents.transport import (
+    EndpointDeadlineError,
+    EndpointUnavailableError,
+    status_failure,
+    unreachable,
+)
 from graphs.context import Context, Role
 from graphs.state import NodeMetrics
 from runtime.logs import get_logger
@@ -212,3 +220,58 @@ def _metrics(
         attempts=max(1, len(trace.attempts)),
         revision=revision,
     )
+
+
+GRAMMARS: tuple[tuple[Role, type[BaseModel] | None], ...] = (
+    ("researcher", ResearchBrief),
+    ("researcher", TestSuite),
+    ("coder", None),  # the code-block grammar
+    ("auditor", AuditReport),
+    ("summarizer", StageSummary),
+)
+"""Each role's model and the schemas it answers (the test writer runs on the researcher's)."""
+
+
+async def warm_up(ctx: Context) -> dict[str, float]:
+    """Have each role's server compile the agents' grammars now: one token per schema.
+
+    vLLM's xgrammar compiles a schema the first time a server sees it (10-40 s on CPU) and
+    caches it; a request waits for its compile. These requests send each schema exactly as
+    the agents do (one token, so each is cut off, as meant), all at once, so a run's own
+    requests find them compiled or compiling. Seconds per request, by role and schema;
+    failures are logged and dropped: the run itself still works without them.
+    """
+    messages = [HumanMessage("warm-up")]
+
+    async def one(role: Role, schema: type[BaseModel] | None, http: httpx.AsyncClient) -> float:
+        model = ctx.model_for(role)
+        start = time.monotonic()
+        llm = chat_model(
+            base_url=ctx.base_url,
+            model=model,
+            api_key=ctx.api_key,
+            max_tokens=1,
+            temperature=0.0,
+            seed=ctx.seed,
+            timeout_s=ctx.node_timeout_s,
+            http_client=http,
+        )
+        try:
+            if schema is None:
+                await ainvoke_code(llm, CodeDraft, messages, model)
+            else:
+                await ainvoke_structured(llm, schema, messages, model_name=model)
+        except StructuredOutputError:
+            pass  # cut off at its one token: the grammar is compiled
+        except (EndpointUnavailableError, EndpointDeadlineError, httpx.HTTPError, OSError) as err:
+            _log.warning("warm_up_failed", model=model, error=str(err))
+        return round(time.monotonic() - start, 3)
+
+    async with httpx.AsyncClient(timeout=ctx.node_timeout_s) as http:
+        seconds = await asyncio.gather(*(one(role, schema, http) for role, schema in GRAMMARS))
+    done = {
+        f"{role}:{schema.__name__ if schema else 'code'}": s
+        for (role, schema), s in zip(GRAMMARS, seconds, strict=True)
+    }
+    _log.info("warm_up_done", seconds=done)
+    return done

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import os
@@ -17,6 +18,7 @@ from langgraph.types import Durability
 from pydantic import TypeAdapter
 
 from graphs.context import Context, Role
+from graphs.llm import warm_up
 from graphs.nodes import validate_task
 from graphs.runs import RunRecord, RunStore, thread_config
 from graphs.state import InputState, OutputState, State
@@ -92,6 +94,8 @@ def context_for(endpoint: Endpoint, served: list[str], **overrides: Any) -> Cont
     A role whose model the endpoint does not serve gets the endpoint's own model (a plain
     vLLM server serves one); a fallback that is not served is dropped, with a warning.
     """
+    # Servers edgeswarm starts are new: their grammars compile while the run starts.
+    overrides.setdefault("warm_up", endpoint.owned)
     context = replace(Context(), base_url=endpoint.base_url, api_key=endpoint.api_key, **overrides)
     if not served:
         return context
@@ -160,17 +164,28 @@ async def run_swarm(
     part: Any
     # Checkpointed, each step is saved before the next starts: a kill loses only nodes in flight.
     durability: Durability | None = "sync" if swarm.checkpointer is not None else None
-    async for part in swarm.astream(
-        inputs, config, context=context, stream_mode=["updates", "values"], durability=durability
-    ):
-        mode, chunk = part
-        if mode == "values":
-            last = chunk
-        elif progress is not None:
-            for node, update in chunk.items():
-                done = progress(node, update or {})
-                if done is not None:
-                    await done
+    # The grammars compile beside the first nodes, not each on its node's path.
+    warming = asyncio.create_task(warm_up(context)) if context.warm_up else None
+    try:
+        async for part in swarm.astream(
+            inputs,
+            config,
+            context=context,
+            stream_mode=["updates", "values"],
+            durability=durability,
+        ):
+            mode, chunk = part
+            if mode == "values":
+                last = chunk
+            elif progress is not None:
+                for node, update in chunk.items():
+                    done = progress(node, update or {})
+                    if done is not None:
+                        await done
+    finally:
+        if warming is not None:
+            warming.cancel()
+            await asyncio.gather(warming, return_exceptions=True)
     if config is not None and swarm.checkpointer is not None:
         last = (await swarm.aget_state(config)).values  # also when nothing was left to run
     names = {f.name for f in fields(OutputState)}

@@ -165,6 +165,23 @@ async def test_the_plain_arm_asks_as_a_user_would_and_grades_the_code_block(
         assert "structured_outputs" not in body and "response_format" not in body
 
 
+async def test_an_eval_on_new_servers_warms_them_up_once_before_the_first_task(
+    tmp_path: Path, fake_openai: FakeOpenAI
+) -> None:
+    tasks = evaluate.load_tasks(task_set(tmp_path / "set", ("01_add", "02_add_again")))
+    answer = f"```python\n{GOOD_CODE}```"
+    fake_openai.script(
+        {"content": answer, "contains": "(01_add)"}, {"content": answer, "contains": "(02_add"}
+    )
+    context = fake_context(fake_openai, warm_up=True)
+    results = await evaluate.evaluate(tasks, context, evaluate.EvalOptions(arms=("plain",)))
+    assert results["summary"]["plain"]["solved"] == 2
+    assert len(results["summary"]["warm_up_s"]) == 5
+    bodies = fake_openai.requests()
+    assert [b["max_completion_tokens"] for b in bodies[:5]] == [1] * 5  # before any task
+    assert all(b.get("max_completion_tokens") != 1 for b in bodies[5:])
+
+
 async def test_a_direct_answer_that_is_cut_off_counts_as_invalid_and_unsolved(
     tmp_path: Path, fake_openai: FakeOpenAI
 ) -> None:

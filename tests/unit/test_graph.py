@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
+from agents.coder import CODE_GRAMMAR
 from graphs.context import Context
+from graphs.llm import warm_up
+from graphs.runner import context_for, run_swarm
 from graphs.state import InputState, OutputState
 from graphs.swarm import graph
+from runtime.endpoint import Endpoint
 from tests.conftest import FakeOpenAI
 from tests.unit.test_structured import BRIEF
 
@@ -362,3 +367,42 @@ async def test_an_unusable_context_is_refused_naming_the_field(
         )
     assert message in str(raised.value)
     assert fake_openai.requests() == []
+
+
+async def test_warm_up_sends_each_agent_grammar_once_with_one_token(
+    fake_openai: FakeOpenAI,
+) -> None:
+    context = replace(ctx(fake_openai), auditor_model="small")
+    seconds = await warm_up(context)  # unscripted, the fake echoes: no answer is valid
+    assert set(seconds) == {
+        "researcher:ResearchBrief",
+        "researcher:TestSuite",
+        "coder:code",
+        "auditor:AuditReport",
+        "summarizer:StageSummary",
+    }
+    bodies = fake_openai.requests()
+    assert all(b["max_completion_tokens"] == 1 for b in bodies)
+    names = sorted(
+        str(b.get("response_format", {}).get("json_schema", {}).get("name")) for b in bodies
+    )
+    assert names == ["AuditReport", "None", "ResearchBrief", "StageSummary", "TestSuite"]
+    [code_body] = [b for b in bodies if "response_format" not in b]
+    assert code_body["structured_outputs"] == {"grammar": CODE_GRAMMAR}
+    assert {b["model"] for b in bodies} == {"big", "small"}
+
+
+async def test_a_run_that_warms_up_still_gets_its_own_answers(fake_openai: FakeOpenAI) -> None:
+    # the fake answers a warm-up request from the script too: one more answer of each kind
+    fake_openai.script(*[brief(), code(GOOD_CODE), suite(), audit("security")] * 2)
+    fake_openai.script(audit("performance"))
+    state = await run_swarm(InputState(task="Write `add(a, b)`."), ctx(fake_openai, warm_up=True))
+    assert state.report is not None and state.report.outcome == "approved", state.report
+    assert len([b for b in fake_openai.requests() if b["max_completion_tokens"] == 1]) == 5
+
+
+def test_servers_edgeswarm_started_are_warmed_up_and_others_are_not() -> None:
+    owned = Endpoint("http://127.0.0.1:1/v1", "m", owned=True)
+    theirs = Endpoint("http://127.0.0.1:1/v1", "m")
+    assert context_for(owned, []).warm_up and not context_for(theirs, []).warm_up
+    assert not context_for(owned, [], warm_up=False).warm_up
