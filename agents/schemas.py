@@ -10,24 +10,17 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-Difficulty = Literal["easy", "medium", "hard"]
 TaskKind = Literal["function", "class", "script", "data_query", "refactor", "other"]
 ShortText = Annotated[str, Field(min_length=1, max_length=100)]
 
 
-class TestCase(BaseModel):
-    """One concrete example the code must satisfy."""
-
-    model_config = ConfigDict(extra="forbid")
-    __test__ = False  # not a pytest test class, despite the name
-
-    description: str = Field(max_length=120, description="What the case checks.")
-    call: str = Field(max_length=120, description="A Python expression, e.g. add(2, 3).")
-    expected: str = Field(max_length=80, description="The expected value, as Python source.")
-
-
 class ResearchBrief(BaseModel):
-    """The researcher's structured analysis of a programming task."""
+    """The researcher's structured analysis of a programming task.
+
+    The checks are the test writer's and the statement's own; the brief says what the task
+    asks for, so a reader sees how the swarm understood it, and names the entry point when
+    the statement does not.
+    """
 
     model_config = ConfigDict(extra="forbid")
 
@@ -43,13 +36,6 @@ class ResearchBrief(BaseModel):
         max_length=5,
         description="Functional requirements, one short sentence each (max 100 characters).",
     )
-    constraints: list[ShortText] = Field(
-        max_length=3, description="Limits on inputs, performance or style (max 100 characters)."
-    )
-    test_cases: list[TestCase] = Field(
-        min_length=1, max_length=3, description="Concrete examples with expected values."
-    )
-    difficulty: Difficulty = Field(description="How hard the task is for a small model.")
 
 
 Severity = Literal["info", "low", "medium", "high", "critical"]

@@ -631,12 +631,6 @@ FAKE_BRIEF = {
     "kind": "function",
     "entry_point": "add",
     "requirements": ["Return a + b.", "Accept ints and floats."],
-    "constraints": ["Standard library only."],
-    "test_cases": [
-        {"description": "small ints", "call": "add(2, 3)", "expected": "5"},
-        {"description": "negatives", "call": "add(-1, 1)", "expected": "0"},
-    ],
-    "difficulty": "easy",
 }
 _GOOD = ["def add(a, b):", "    return a + b"]
 _BAD = [
