@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Coroutine
 from typing import Any, Literal
 
 from langgraph.runtime import Runtime
@@ -18,17 +19,20 @@ from langgraph.runtime import Runtime
 from agents import coder as coder_agent
 from agents import test_writer as writer_agent
 from agents.checks import checks_module
+from agents.coder import CodeDraft
 from agents.examples import Check, EntryPoint, entry_point_of
 from agents.selection import rank, required, supported_failures
 from graphs.context import Context, context_of
 from graphs.llm import Answer, NodeFailedError, ask, ask_code, failure
 from graphs.state import Candidate, NodeMetrics, State, TestRun
+from runtime.logs import get_logger
 from tools.check_runner import CandidateRun, Verdict, run_checks
 from tools.sandbox import SandboxUnavailable
 
 SOLUTION, TESTS = "solution.py", "test_solution.py"
 _OUTPUT_CHARS = 1200
 _SEED_STRIDE = 1000
+_log = get_logger("graph")
 
 
 async def _candidates(
@@ -51,12 +55,14 @@ async def _candidates(
         ask_code(ctx, messages, revision=state.revision, sampling=(temp, seed), greedy=i == 0)
         for i, (temp, seed) in enumerate(plan)
     ]
-    answers = await asyncio.gather(*calls, return_exceptions=True)
+    answers = await _without_stragglers(calls, ctx.straggler_factor)
     made: list[Candidate] = []
     metrics: list[NodeMetrics] = []
     errors: list[str] = []
     for (temp, seed), answer in zip(plan, answers, strict=True):
-        if isinstance(answer, NodeFailedError):
+        if answer is None:
+            errors.append(f"candidate (seed {seed}) dropped: still writing long after the greedy")
+        elif isinstance(answer, NodeFailedError):
             metrics.append(answer.metrics)
             errors.append(str(answer))
         elif isinstance(answer, BaseException):
@@ -69,6 +75,40 @@ async def _candidates(
             )
             metrics.append(answer.metrics)
     return made, metrics, errors
+
+
+async def _without_stragglers(
+    calls: list[Coroutine[Any, Any, Answer[CodeDraft]]], factor: float | None
+) -> list[Answer[CodeDraft] | BaseException | None]:
+    """Each call's answer (or its exception); None for a sampled one dropped as a straggler.
+
+    The first call (the greedy candidate) is always awaited. The others get ``factor`` times
+    its time more once it is done, then are cancelled: that frees the server for the rest of
+    the run, and the round waits for no answer that is looping to its token limit.
+    """
+    started = time.monotonic()
+    tasks = [asyncio.ensure_future(call) for call in calls]
+    try:
+        if factor is not None and len(tasks) > 1:
+            await asyncio.wait(tasks[:1])
+            grace = factor * (time.monotonic() - started)
+            _, late = await asyncio.wait(tasks[1:], timeout=grace)
+            for task in late:
+                task.cancel()
+            if late:
+                _log.info("candidates_dropped", count=len(late), grace_s=round(grace, 1))
+        await asyncio.wait(tasks)
+    finally:
+        for task in tasks:
+            task.cancel()
+    results: list[Answer[CodeDraft] | BaseException | None] = []
+    for task in tasks:
+        if task.cancelled():
+            results.append(None)
+        else:
+            error = task.exception()
+            results.append(error if error is not None else task.result())
+    return results
 
 
 async def coder(state: State, runtime: Runtime[Context]) -> dict[str, Any]:

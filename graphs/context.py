@@ -71,6 +71,14 @@ class Context:
     sample_temperature: float = field(
         default=0.8, metadata=_doc("Temperature of the sampled candidates (distinct seeds).")
     )
+    straggler_factor: float | None = field(
+        default=1.0,
+        metadata=_doc(
+            "Once the greedy candidate is written, the sampled ones still writing get this "
+            "many times its time more, then are dropped (a sampled answer that runs on is "
+            "mostly looping to its token limit); None waits for every one."
+        ),
+    )
     research_tokens: int | None = field(
         default=None, metadata=_doc("Researcher's completion budget; None sizes it from schema.")
     )
@@ -203,6 +211,9 @@ def _number_problems(ctx: Context) -> Iterator[tuple[str, str]]:
         if not _number(values[name]) or not 0 <= values[name] <= 2:
             yield name, f"must be between 0 and 2, not {values[name]!r}"
     yield from _count_problems(ctx)
+    factor = ctx.straggler_factor
+    if factor is not None and (not _number(factor) or factor < 0):
+        yield "straggler_factor", f"must be a number, zero or more, or null, not {factor!r}"
     for name in _TOKEN_FIELDS:
         tokens = getattr(ctx, name)
         if tokens is not None and (not isinstance(tokens, int) or tokens < 1):

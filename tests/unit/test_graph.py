@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import time
 from dataclasses import replace
 from typing import Any
 
 import pytest
 
 from agents.coder import CODE_GRAMMAR
+from graphs.coding import _without_stragglers
 from graphs.context import Context
 from graphs.llm import warm_up
 from graphs.runner import context_for, run_swarm
@@ -406,3 +409,31 @@ def test_servers_edgeswarm_started_are_warmed_up_and_others_are_not() -> None:
     theirs = Endpoint("http://127.0.0.1:1/v1", "m")
     assert context_for(owned, []).warm_up and not context_for(theirs, []).warm_up
     assert not context_for(owned, [], warm_up=False).warm_up
+
+
+async def _answer_after(seconds: float, value: str) -> Any:
+    await asyncio.sleep(seconds)
+    if value == "error":
+        raise ValueError("no block")
+    return value
+
+
+async def test_a_sampled_candidate_still_writing_long_after_the_greedy_is_dropped() -> None:
+    started = time.monotonic()
+    calls = [
+        _answer_after(0.2, "greedy"),
+        _answer_after(0.1, "quick"),
+        _answer_after(0.3, "error"),
+        _answer_after(30, "looping"),
+    ]
+    answers = await _without_stragglers(calls, 1.0)  # type: ignore[arg-type]
+    assert answers[:2] == ["greedy", "quick"] and answers[3] is None
+    assert isinstance(answers[2], ValueError)
+    assert time.monotonic() - started < 5
+
+
+async def test_the_greedy_candidate_is_always_awaited_and_none_waits_for_all() -> None:
+    calls = [_answer_after(0.3, "greedy"), _answer_after(0.5, "slow")]
+    assert await _without_stragglers(calls, 0.0) == ["greedy", None]  # type: ignore[arg-type]
+    calls = [_answer_after(0.1, "greedy"), _answer_after(0.5, "slow")]
+    assert await _without_stragglers(calls, None) == ["greedy", "slow"]  # type: ignore[arg-type]
