@@ -6,8 +6,10 @@ Pure functions of the execution results (no I/O), so every rule is unit-tested o
   writer's check weighs the share of candidates that pass it, so a check that contradicts
   every candidate (most likely a wrong expected value) weighs nothing;
 - a candidate's score: the weighted checks it passes; ties go to the behaviour most
-  candidates share (the same checks passed), then to the greedy candidate, then to the earlier
-  one, so a later revision replaces the best so far only when it passes more;
+  candidates share (the same value returned, or the same exception raised, by every check's
+  call: independent samples that agree on what the code does are more likely right, even
+  where a check's expected value is wrong), then to the greedy candidate, then to the
+  earlier one, so a later revision replaces the best so far only when it passes more;
 - whether to revise: only when the best fails a check that some evidence supports (a stated
   example, or a writer's check that another candidate passes), with those failures as the
   concrete feedback.
@@ -36,7 +38,7 @@ class Scored:
     """Its position in the candidates (all rounds, in order)."""
     score: float
     agreement: int
-    """How many gated candidates passed exactly the same checks."""
+    """How many gated candidates behave the same on every check's call (:func:`behaviour`)."""
     passed: int
     failed: int
 
@@ -54,6 +56,11 @@ def support(checks: Sequence[Check], runs: Sequence[CandidateRun]) -> list[float
     return weights
 
 
+def behaviour(run: CandidateRun) -> tuple[tuple[bool, str, str], ...]:
+    """What a candidate did on each check's call: passed, what came back, the error's type."""
+    return tuple((v.ok, v.got, v.error.partition(":")[0]) for v in run.verdicts)
+
+
 def rank(
     checks: Sequence[Check],
     runs: Sequence[CandidateRun],
@@ -65,12 +72,12 @@ def rank(
     ``blocked``: candidates a tool found a blocking problem in; they rank after every other.
     """
     weights = support(checks, runs)
-    behaviours = Counter(run.passed for run in runs if not run.gate)
+    behaviours = Counter(behaviour(run) for run in runs if not run.gate)
     scored = [
         Scored(
             index=i,
             score=round(sum(w for w, v in zip(weights, run.verdicts, strict=True) if v.ok), 6),
-            agreement=behaviours[run.passed],
+            agreement=behaviours[behaviour(run)],
             passed=sum(run.passed),
             failed=len(run.verdicts) - sum(run.passed),
         )

@@ -58,6 +58,25 @@ def test_selection_trusts_the_statement_weighs_by_agreement_and_keeps_the_best()
     assert supported_failures(1, checks, runs) == [1]
 
 
+def test_a_tie_goes_to_what_most_candidates_return_not_to_the_greedy_one() -> None:
+    # reverse_words, as seen: the writer's expected values were wrong, so every candidate
+    # failed the same checks; three returned the same (right) words, the greedy one others
+    checks = [Check("r('a b')", "'a b'", "writer"), Check("r('')", "''", "writer")]
+
+    def returns(first: str) -> CandidateRun:
+        return CandidateRun("", (Verdict(False, first), Verdict(True, "''")))
+
+    runs = [returns("'a b'x"), returns("'b a'"), returns("'b a'"), returns("'b a'")]
+    best = rank(checks, runs, [True, False, False, False])[0]
+    assert best.index == 1 and best.agreement == 3
+    # an error counts by its type, not its message
+    raised = [
+        CandidateRun("", (Verdict(False, "", "TypeError: x"), Verdict(True, "''"))),
+        CandidateRun("", (Verdict(False, "", "TypeError: y"), Verdict(True, "''"))),
+    ]
+    assert rank(checks, [returns("1"), *raised], [True, False, False])[0].index == 1
+
+
 def test_evidence_from_bandit_and_large_inputs() -> None:
     found = bandit_scan("def add(a, b):\n    return eval(str(a) + '+' + str(b))\n")
     assert any(e.blocking and "B307" in e.text for e in found)
