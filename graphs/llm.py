@@ -232,7 +232,9 @@ GRAMMARS: tuple[tuple[Role, type[BaseModel] | None], ...] = (
 """Each role's model and the schemas it answers (the test writer runs on the researcher's)."""
 
 
-async def warm_up(ctx: Context) -> dict[str, float]:
+async def warm_up(
+    ctx: Context, grammars: Sequence[tuple[Role, type[BaseModel] | None]] = GRAMMARS
+) -> dict[str, float]:
     """Have each role's server compile the agents' grammars now: one token per schema.
 
     vLLM's xgrammar compiles a schema the first time a server sees it (10-40 s on CPU) and
@@ -268,10 +270,10 @@ async def warm_up(ctx: Context) -> dict[str, float]:
         return round(time.monotonic() - start, 3)
 
     async with httpx.AsyncClient(timeout=ctx.node_timeout_s) as http:
-        seconds = await asyncio.gather(*(one(role, schema, http) for role, schema in GRAMMARS))
+        seconds = await asyncio.gather(*(one(role, schema, http) for role, schema in grammars))
     done = {
         f"{role}:{schema.__name__ if schema else 'code'}": s
-        for (role, schema), s in zip(GRAMMARS, seconds, strict=True)
+        for (role, schema), s in zip(grammars, seconds, strict=True)
     }
     _log.info("warm_up_done", seconds=done)
     return done

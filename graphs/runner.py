@@ -15,14 +15,16 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Durability
-from pydantic import TypeAdapter
+from pydantic import BaseModel, TypeAdapter
 
+from agents.schemas import ResearchBrief, StageSummary
+from agents.test_writer import TestSuite
 from graphs.context import Context, Role
-from graphs.llm import warm_up
+from graphs.llm import GRAMMARS, warm_up
 from graphs.nodes import validate_task
 from graphs.runs import RunRecord, RunStore, thread_config
 from graphs.state import InputState, OutputState, State
-from graphs.swarm import build_graph, graph
+from graphs.swarm import brief_in_parallel, build_graph, graph
 from runtime.endpoint import Endpoint, check_reachable, find_running, list_models
 from runtime.gateway.embedded import embedded_gateway
 from runtime.logs import get_logger
@@ -147,6 +149,19 @@ def _check_database(path: Path) -> None:
         raise InputError(f"database {path} cannot be read as SQLite ({err})") from None
 
 
+def later_grammars(inputs: InputState) -> list[tuple[Role, type[BaseModel] | None]]:
+    """The grammars a run asks for after its first step (that step compiles its own).
+
+    The summarizer answers only with lookups to condense (a workspace or a database).
+    """
+    skip: set[tuple[Role, type[BaseModel] | None]] = {("researcher", ResearchBrief)}
+    if brief_in_parallel(State(**{f.name: getattr(inputs, f.name) for f in fields(InputState)})):
+        skip |= {("researcher", TestSuite), ("coder", None)}
+    if not (inputs.workspace or inputs.database):
+        skip.add(("summarizer", StageSummary))
+    return [grammar for grammar in GRAMMARS if grammar not in skip]
+
+
 async def run_swarm(
     inputs: InputState | None,
     context: Context,
@@ -164,8 +179,10 @@ async def run_swarm(
     part: Any
     # Checkpointed, each step is saved before the next starts: a kill loses only nodes in flight.
     durability: Durability | None = "sync" if swarm.checkpointer is not None else None
-    # The grammars compile beside the first nodes, not each on its node's path.
-    warming = asyncio.create_task(warm_up(context)) if context.warm_up else None
+    # The grammars of later nodes compile beside the first ones, not each on its node's path.
+    warming = None
+    if context.warm_up and inputs is not None:
+        warming = asyncio.create_task(warm_up(context, later_grammars(inputs)))
     try:
         async for part in swarm.astream(
             inputs,

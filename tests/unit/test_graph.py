@@ -11,10 +11,11 @@ from typing import Any
 import pytest
 
 from agents.coder import CODE_GRAMMAR
+from agents.schemas import StageSummary
 from graphs.coding import _without_stragglers
 from graphs.context import Context
 from graphs.llm import warm_up
-from graphs.runner import context_for, run_swarm
+from graphs.runner import context_for, later_grammars, run_swarm
 from graphs.state import InputState, OutputState
 from graphs.swarm import graph
 from runtime.endpoint import Endpoint
@@ -396,12 +397,23 @@ async def test_warm_up_sends_each_agent_grammar_once_with_one_token(
 
 
 async def test_a_run_that_warms_up_still_gets_its_own_answers(fake_openai: FakeOpenAI) -> None:
-    # the fake answers a warm-up request from the script too: one more answer of each kind
-    fake_openai.script(*[brief(), code(GOOD_CODE), suite(), audit("security")] * 2)
-    fake_openai.script(audit("performance"))
+    # the fake answers the warm-up request from the script too: one more audit
+    fake_openai.script(brief(), code(GOOD_CODE), suite(), *audits(), audit("security"))
     state = await run_swarm(InputState(task="Write `add(a, b)`."), ctx(fake_openai, warm_up=True))
     assert state.report is not None and state.report.outcome == "approved", state.report
-    assert len([b for b in fake_openai.requests() if b["max_completion_tokens"] == 1]) == 5
+    # only the grammar of a later step: the auditors'
+    warm = [b for b in fake_openai.requests() if b["max_completion_tokens"] == 1]
+    assert [b["response_format"]["json_schema"]["name"] for b in warm] == ["AuditReport"]
+
+
+def test_a_run_warms_up_only_the_grammars_of_its_later_steps() -> None:
+    names = [
+        (role, schema.__name__ if schema else "code")
+        for role, schema in later_grammars(InputState(task="Write a function that adds."))
+    ]
+    assert names == [("researcher", "TestSuite"), ("coder", "code"), ("auditor", "AuditReport")]
+    lookups = later_grammars(InputState(task="Write `add(a, b)`.", database="shop.db"))
+    assert ("summarizer", StageSummary) in lookups and ("coder", None) in lookups
 
 
 def test_servers_edgeswarm_started_are_warmed_up_and_others_are_not() -> None:
