@@ -166,6 +166,10 @@ class ArmResult:
     """Structured calls that produced an answer (or failed for good)."""
     first_try_valid: int = 0
     """Calls whose first attempt was schema-valid."""
+    json_calls: int = 0
+    """Of the calls, those answered in guided JSON (every role's but the coder's code block)."""
+    json_first_try_valid: int = 0
+    """Of those, the ones whose first attempt was schema-valid."""
     model_s: float = 0.0
     """Seconds of the run's critical path spent in model calls (swarm: see model_seconds)."""
     error: str | None = None
@@ -232,6 +236,7 @@ async def _graded_swarm(
     report = state.report
     code = report.files.get(SOLUTION) if report else None
     checked = await asyncio.to_thread(grade, code, task.hidden_tests, timeout_s=grade_timeout_s)
+    json_calls = [m for m in state.metrics if m.node != "coder"]
     return ArmResult(
         solved=checked.solved,
         hidden_passed=checked.passed,
@@ -244,6 +249,8 @@ async def _graded_swarm(
         completion_tokens=sum(m.completion_tokens for m in state.metrics),
         calls=len(state.metrics),  # failed calls included
         first_try_valid=sum(1 for m in state.metrics if m.ok and m.attempts == 1),
+        json_calls=len(json_calls),
+        json_first_try_valid=sum(1 for m in json_calls if m.ok and m.attempts == 1),
         model_s=round(model_seconds(state.metrics), 3),
         error=state.error,
         grading=checked.detail,
@@ -448,6 +455,7 @@ async def evaluate(
 
 def _arm_summary(done: Sequence[ArmResult], arm: str) -> dict[str, Any]:
     calls = sum(a.calls for a in done)
+    json_calls = sum(a.json_calls for a in done)
     solved = sum(a.solved for a in done)
     seconds = sorted(a.seconds for a in done)
     structured = arm != "plain" and calls
@@ -457,6 +465,11 @@ def _arm_summary(done: Sequence[ArmResult], arm: str) -> dict[str, Any]:
         "calls": calls,
         "first_try_valid_share": round(sum(a.first_try_valid for a in done) / calls, 3)
         if structured
+        else None,
+        "json_first_try_valid_share": round(
+            sum(a.json_first_try_valid for a in done) / json_calls, 3
+        )
+        if json_calls
         else None,
         "syntax_errors": sum(1 for a in done if "SyntaxError" in a.grading),
         "median_s": seconds[len(seconds) // 2] if seconds else None,

@@ -140,11 +140,13 @@ def print_eval(results: dict[str, Any], *, as_json: bool) -> None:
             for split in ("dev", "held-out")
             if split in part
         )
+        json_valid = part.get("json_first_try_valid_share")
+        guided = "" if json_valid is None else f" (guided JSON {100 * json_valid:.0f}%)"
         print(
             f"  {arm:6} solved {part['solved']}/{summary['tasks']} "
             f"({100 * (part['solved_share'] or 0):.0f}%; {splits}), schema-valid on the first "
-            f"try {'-' if valid is None else f'{100 * valid:.0f}%'} of {part['calls']} calls, "
-            f"median {part.get('median_s')} s a task, {part['wall_s']} s in all"
+            f"try {'-' if valid is None else f'{100 * valid:.0f}%'} of {part['calls']} calls"
+            f"{guided}, median {part.get('median_s')} s a task, {part['wall_s']} s in all"
         )
     for pair, sides in summary.get("pairs", {}).items():
         print(f"  {pair}: " + "; ".join(f"{k} {', '.join(v) or '-'}" for k, v in sides.items()))

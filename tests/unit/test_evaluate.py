@@ -120,6 +120,8 @@ async def test_both_arms_are_graded_and_summarized(tmp_path: Path, fake_openai: 
     assert summary_["direct"]["solved"] == 1 and summary_["direct"]["solved_share"] == 0.5
     assert summary_["swarm"]["calls"] == 10  # 5 calls per run
     assert summary_["swarm"]["first_try_valid_share"] == round(9 / 10, 3)
+    # the cut-off answer was code: every guided JSON answer was valid on the first try
+    assert summary_["swarm"]["json_first_try_valid_share"] == 1.0
     assert summary_["direct"]["first_try_valid_share"] == 1.0
     # the fake shows no vLLM metrics: the hit rate is not measured, and says so
     assert summary_["prefix_cache"] == {"swarm": None, "direct": None, "all": None}
