@@ -1,91 +1,167 @@
-"""The gateway's counters, rendered as Prometheus text at ``GET /metrics``."""
+"""The gateway's metrics, exposed at ``GET /metrics`` through ``prometheus_client``.
+
+Counters and histograms live in a registry of the gateway's own (two gateways in one
+process, as in the tests, never share one). Gauges are read from the scheduler when a scrape
+asks for them, so they are never stale: :meth:`GatewayMetrics.render` takes them as
+``{name: [(labels, value), ...]}``.
+"""
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping
+from collections import Counter
+from collections.abc import Iterable, Iterator
 
-_PREFIX = "edgeswarm_gateway_"
+from prometheus_client import CollectorRegistry, Histogram, generate_latest
+from prometheus_client import Counter as PromCounter
+from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.registry import Collector
+
+PREFIX = "edgeswarm_gateway_"
+
+Gauges = dict[str, list[tuple[dict[str, str], float]]]
+"""Gauge name (without the prefix) to its samples: labels and value."""
+
+_LATENCY_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120, 300, 600)
+_SWAP_BUCKETS = (0.1, 0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300)
+_FIRST_TOKEN_BUCKETS = (0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120)
 
 
-def _labels(pairs: Iterable[tuple[str, str]]) -> str:
-    body = ",".join(f'{key}="{_escape(value)}"' for key, value in pairs)
-    return "{" + body + "}" if body else ""
+class _GaugeCollector(Collector):
+    """Yields the gauges of the scrape in progress (set just before it)."""
 
+    def __init__(self) -> None:
+        self.gauges: Gauges = {}
 
-def _number(value: float) -> str:
-    """A sample value without float rounding for whole numbers (byte counts)."""
-    return str(int(value)) if float(value).is_integer() else repr(float(value))
-
-
-def _escape(value: str) -> str:
-    return value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+    def collect(self) -> Iterator[Metric]:
+        for name, samples in sorted(self.gauges.items()):
+            keys = sorted({key for labels, _ in samples for key in labels})
+            family = GaugeMetricFamily(f"{PREFIX}{name}", f"{name.replace('_', ' ')}.", labels=keys)
+            for labels, value in samples:
+                family.add_metric([labels.get(key, "") for key in keys], value)
+            yield family
 
 
 class GatewayMetrics:
-    """Counters the scheduler and the proxy update; gauges are read at render time."""
+    """What the scheduler and the proxy count and time; gauges are read at render time."""
 
     def __init__(self) -> None:
+        self.registry = CollectorRegistry(auto_describe=True)
         self.swaps: Counter[tuple[str, str]] = Counter()
-        self.swap_seconds: defaultdict[tuple[str, str], float] = defaultdict(float)
-        self.requests: Counter[tuple[str, str]] = Counter()
-        self.admissions: Counter[tuple[str, str]] = Counter()
+        """Swap steps by (model, kind), as the scheduler's own count (see :meth:`swap_count`)."""
+        registry = self.registry
+        self._swaps = PromCounter(
+            f"{PREFIX}swaps", "Swap steps by model and kind.", ["model", "kind"], registry=registry
+        )
+        self._swap_seconds = PromCounter(
+            f"{PREFIX}swap_seconds",
+            "Seconds spent in swap steps.",
+            ["model", "kind"],
+            registry=registry,
+        )
+        self._swap_duration = Histogram(
+            f"{PREFIX}swap_duration_seconds",
+            "Duration of one swap step (load, wake, sleep, stop, load_failed).",
+            ["model", "kind"],
+            buckets=_SWAP_BUCKETS,
+            registry=registry,
+        )
+        self._requests = PromCounter(
+            f"{PREFIX}requests",
+            "Requests by model and outcome.",
+            ["model", "outcome"],
+            registry=registry,
+        )
+        self._latency = Histogram(
+            f"{PREFIX}request_duration_seconds",
+            "Seconds from a request's arrival to its end (queue wait and swap included).",
+            ["model"],
+            buckets=_LATENCY_BUCKETS,
+            registry=registry,
+        )
+        self._admissions = PromCounter(
+            f"{PREFIX}admissions",
+            "Admissions by model and path (direct, queued, rejected).",
+            ["model", "path"],
+            registry=registry,
+        )
+        self._queue_wait = Histogram(
+            f"{PREFIX}queue_wait_seconds",
+            "Seconds a request waited for its model before it was admitted (0: direct).",
+            ["model"],
+            buckets=_LATENCY_BUCKETS,
+            registry=registry,
+        )
+        self._first_token = Histogram(
+            f"{PREFIX}time_to_first_token_seconds",
+            "Seconds from a streamed request's arrival to its first chunk.",
+            ["model"],
+            buckets=_FIRST_TOKEN_BUCKETS,
+            registry=registry,
+        )
+        self._rejected = PromCounter(
+            f"{PREFIX}rejected",
+            "Requests refused with 429 (the queue was full).",
+            ["model"],
+            registry=registry,
+        )
+        self._deadlines = PromCounter(
+            f"{PREFIX}deadlines",
+            "Requests that ran out of their deadline (queued or upstream).",
+            ["model"],
+            registry=registry,
+        )
+        self._gauges = _GaugeCollector()
+        registry.register(self._gauges)
+
+    def know(self, models: Iterable[str]) -> None:
+        """Show every model's per-model series from the start, at zero, not at its first use."""
+        for model in models:
+            self._requests.labels(model, "ok")
+            for metric in (
+                self._latency,
+                self._queue_wait,
+                self._first_token,
+                self._rejected,
+                self._deadlines,
+            ):
+                metric.labels(model)
 
     def swap(self, model: str, kind: str, seconds: float) -> None:
         """Count one swap step (``load``, ``wake``, ``sleep``, ``stop``) and its duration."""
         self.swaps[(model, kind)] += 1
-        self.swap_seconds[(model, kind)] += seconds
+        self._swaps.labels(model, kind).inc()
+        self._swap_seconds.labels(model, kind).inc(max(0.0, seconds))
+        self._swap_duration.labels(model, kind).observe(max(0.0, seconds))
 
-    def request(self, model: str, outcome: str) -> None:
-        """Count one finished request by outcome (``ok``, ``rejected``, ``timeout``...)."""
-        self.requests[(model, outcome)] += 1
+    def request(self, model: str, outcome: str, seconds: float | None = None) -> None:
+        """Count one finished request by outcome (``ok``, ``queue_full``...), and time it."""
+        self._requests.labels(model, outcome).inc()
+        if outcome == "deadline_exceeded":
+            self._deadlines.labels(model).inc()
+        if seconds is not None:
+            self._latency.labels(model).observe(max(0.0, seconds))
 
-    def admitted(self, model: str, how: str) -> None:
+    def admitted(self, model: str, how: str, waited_s: float = 0.0) -> None:
         """Count one admission: ``direct`` (no queue), ``queued``, or ``rejected`` (429)."""
-        self.admissions[(model, how)] += 1
+        self._admissions.labels(model, how).inc()
+        if how == "rejected":
+            self._rejected.labels(model).inc()
+        else:
+            self._queue_wait.labels(model).observe(max(0.0, waited_s))
+
+    def first_token(self, model: str, seconds: float) -> None:
+        """A streamed request's first chunk came ``seconds`` after the request arrived."""
+        self._first_token.labels(model).observe(max(0.0, seconds))
 
     def swap_count(self, kinds: Iterable[str] = ("load", "wake")) -> int:
         """Loads and wakes so far (one per swap into the device)."""
         wanted = set(kinds)
         return sum(count for (_, kind), count in self.swaps.items() if kind in wanted)
 
-    def render(self, gauges: dict[str, list[tuple[dict[str, str], float]]]) -> str:
-        """Prometheus text exposition of the counters and the given gauges."""
-        lines: list[str] = []
-        self._counter(lines, "swaps_total", "Swap steps by model and kind.", self.swaps)
-        self._counter(
-            lines, "swap_seconds_total", "Seconds spent in swap steps.", self.swap_seconds
-        )
-        self._counter(
-            lines,
-            "requests_total",
-            "Requests by model and outcome.",
-            self.requests,
-            ("model", "outcome"),
-        )
-        self._counter(
-            lines,
-            "admissions_total",
-            "Admissions by model and path.",
-            self.admissions,
-            ("model", "path"),
-        )
-        for name, samples in sorted(gauges.items()):
-            lines.append(f"# TYPE {_PREFIX}{name} gauge")
-            for labels, value in samples:
-                lines.append(f"{_PREFIX}{name}{_labels(sorted(labels.items()))} {_number(value)}")
-        return "\n".join(lines) + "\n"
-
-    @staticmethod
-    def _counter(
-        lines: list[str],
-        name: str,
-        help_text: str,
-        values: Mapping[tuple[str, str], float],
-        keys: tuple[str, str] = ("model", "kind"),
-    ) -> None:
-        lines.append(f"# HELP {_PREFIX}{name} {help_text}")
-        lines.append(f"# TYPE {_PREFIX}{name} counter")
-        for (first, second), value in sorted(values.items()):
-            labels = _labels(zip(keys, (first, second), strict=True))
-            lines.append(f"{_PREFIX}{name}{labels} {_number(value)}")
+    def render(self, gauges: Gauges) -> str:
+        """Prometheus text exposition of every metric, with ``gauges`` as of now."""
+        self._gauges.gauges = gauges
+        try:
+            return generate_latest(self.registry).decode()
+        finally:
+            self._gauges.gauges = {}

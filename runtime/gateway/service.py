@@ -142,6 +142,7 @@ class GatewayService:
         )
         backends = build_backends(config, context)
         self.slots = {m.name: _slot(m, backends[m.name], config) for m in config.models}
+        self.metrics.know(self.slots)
         self.client = httpx.AsyncClient(
             timeout=httpx.Timeout(None, connect=10.0),
             limits=httpx.Limits(max_connections=None, max_keepalive_connections=64),
@@ -184,13 +185,14 @@ class GatewayService:
         self, name: str, path: str, body: bytes, headers: Mapping[str, str], *, stream: bool
     ) -> Response:
         """Admit a request to ``name`` and relay it to the model's server unchanged."""
+        started = time.monotonic()
         slot = self.scheduler.slot(name)
         timeout_s = slot.request_timeout_s
         deadline = asyncio.get_running_loop().time() + timeout_s
         try:
             admission = await self.scheduler.admit(name, timeout_s=timeout_s)
         except GatewayError as err:
-            self.metrics.request(name, err.kind)
+            self.metrics.request(name, err.kind, time.monotonic() - started)
             raise
         exchange = self._exchange(admission, path, body, headers, deadline, timeout_s)
         try:
@@ -200,8 +202,8 @@ class GatewayService:
             exchange.cancel()
             raise
         if stream and isinstance(first, Head) and first.status == 200:
-            return self._streamed(admission, exchange, first)
-        return await self._buffered(admission, exchange, first)
+            return self._streamed(admission, exchange, first, started)
+        return await self._buffered(admission, exchange, first, started)
 
     def _exchange(
         self,
@@ -226,7 +228,11 @@ class GatewayService:
         )
 
     async def _buffered(
-        self, admission: Admission, exchange: UpstreamExchange, first: Head | bytes | End
+        self,
+        admission: Admission,
+        exchange: UpstreamExchange,
+        first: Head | bytes | End,
+        started: float,
     ) -> Response:
         try:
             if isinstance(first, End):
@@ -237,34 +243,42 @@ class GatewayService:
             admission.release()
             await exchange.aclose()
         if end.error is not None:
-            error = await self._settle_failure(admission, end)
+            error = await self._settle_failure(admission, end, started)
             return JSONResponse(error_body(error), status_code=error.status)
         status, headers = (first.status, first.headers) if isinstance(first, Head) else (502, {})
-        self.metrics.request(admission.slot.name, _outcome(status))
+        self.metrics.request(admission.slot.name, _outcome(status), time.monotonic() - started)
         return Response(content, status_code=status, headers=headers)
 
-    def _streamed(self, admission: Admission, exchange: UpstreamExchange, head: Head) -> Response:
+    def _streamed(
+        self, admission: Admission, exchange: UpstreamExchange, head: Head, started: float
+    ) -> Response:
         ends: list[End] = []
         finished = False
+        name = admission.slot.name
 
         async def finish() -> None:
             nonlocal finished
             if finished:
                 return
             finished = True
-            admission.release()
+            # counted before the release: whoever sees the slot free sees the request counted
             if not ends:
-                self.metrics.request(admission.slot.name, "client_disconnected")
+                self.metrics.request(name, "client_disconnected", time.monotonic() - started)
             elif ends[0].error is None:
-                self.metrics.request(admission.slot.name, "ok")
+                self.metrics.request(name, "ok", time.monotonic() - started)
+            admission.release()
             await exchange.aclose()
 
         async def relay() -> AsyncIterator[bytes]:
+            first = True
             try:
                 async for chunk in exchange.chunks(ends):
+                    if first and chunk:
+                        first = False
+                        self.metrics.first_token(name, time.monotonic() - started)
                     yield chunk
                 if ends and ends[0].error is not None:
-                    yield sse_error(await self._settle_failure(admission, ends[0]))
+                    yield sse_error(await self._settle_failure(admission, ends[0], started))
             finally:
                 await finish()
 
@@ -277,7 +291,7 @@ class GatewayService:
             background=BackgroundTask(finish),
         )
 
-    async def _settle_failure(self, admission: Admission, end: End) -> GatewayError:
+    async def _settle_failure(self, admission: Admission, end: End, started: float) -> GatewayError:
         """Count a failed exchange; when the server died, mark it failed for a restart."""
         name = admission.slot.name
         error = end.error or UpstreamError(f"model {name}: unknown failure")
@@ -286,7 +300,7 @@ class GatewayService:
                 f"the server of model {name} died while answering ({error}); "
                 "it is marked failed and the next request restarts it"
             )
-        self.metrics.request(name, error.kind)
+        self.metrics.request(name, error.kind, time.monotonic() - started)
         return error
 
 

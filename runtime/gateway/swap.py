@@ -165,7 +165,7 @@ class SwapScheduler:
                     f"(state {slot.state}, {self.queued_total()} queued)"
                 ) from None
             raise
-        self.metrics.admitted(name, "queued")
+        self.metrics.admitted(name, "queued", time.monotonic() - now)
         return admission
 
     def _refuse_while_cooling(self, slot: ModelSlot, now: float) -> None:
@@ -411,6 +411,21 @@ class SwapScheduler:
             ],
             "model_resident_bytes": [
                 ({"model": s.name}, float(self.ledger.device.get(s.name, 0))) for s in managed
+            ],
+            "sleeping_remains_bytes": [
+                (
+                    {},
+                    float(
+                        sum(
+                            self.ledger.device.get(s.name, 0)
+                            for s in managed
+                            if s.state is ModelState.SLEEPING
+                        )
+                    ),
+                )
+            ],
+            "model_host_bytes": [
+                ({"model": s.name}, float(self.ledger.host.get(s.name, 0))) for s in managed
             ],
             "model_state": [({"model": s.name, "state": str(s.state)}, 1.0) for s in managed],
         }

@@ -31,6 +31,7 @@ from graphs.context import Context
 from graphs.llm import Answer, NodeFailedError, ask
 from runtime.gateway.embedded import GiB, embedded_gateway
 from runtime.settings import Settings, load_settings
+from tests.prometheus import samples
 from tests.unit.test_swarm_faults import gateway_process
 
 PRIMARY = "smollm2-135m-instruct"
@@ -105,12 +106,11 @@ async def row(http: httpx.AsyncClient, url: str, model: str) -> dict[str, Any]:
 async def requests_by_outcome(http: httpx.AsyncClient, url: str, model: str) -> dict[str, int]:
     """``edgeswarm_gateway_requests_total`` of ``model``, by outcome."""
     text = (await http.get(f"{url.removesuffix('/v1')}/metrics")).text
-    counts: dict[str, int] = {}
-    for line in text.splitlines():
-        if line.startswith("edgeswarm_gateway_requests_total{") and f'model="{model}"' in line:
-            outcome = line.split('outcome="')[1].split('"')[0]
-            counts[outcome] = int(float(line.rsplit(" ", 1)[1]))
-    return counts
+    return {
+        dict(labels)["outcome"]: int(value)
+        for (name, labels), value in samples(text).items()
+        if name == "edgeswarm_gateway_requests_total" and ("model", model) in labels
+    }
 
 
 async def wait_in_flight(http: httpx.AsyncClient, url: str, model: str, call: Any) -> None:

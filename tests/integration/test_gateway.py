@@ -25,7 +25,9 @@ from runtime.catalog import load_catalog
 from runtime.gateway.embedded import GiB, embedded_gateway
 from runtime.provision import ModelStore
 from runtime.settings import load_settings
+from tests.prometheus import sample
 
+SWAPS = "edgeswarm_gateway_swaps_total"
 MODELS = ["smollm2-135m-instruct", "smollm2-135m-instruct-fp32"]
 BUDGET = 6 * GiB  # one server (about 4 GiB estimated each), never both
 
@@ -109,10 +111,10 @@ async def test_two_real_models_swap_under_a_budget_for_one(
     assert len(answers) == 6 and all(isinstance(a, Verdict) for a in answers)
     assert seen and all(used <= budget for used, budget in seen)
     assert running["budget_violations"] == 0 and running["budget_bytes"] == BUDGET
-    loads = {m["name"]: 0 for m in running["models"]}
-    for line in metrics.splitlines():
-        if line.startswith("edgeswarm_gateway_swaps_total") and 'kind="load"' in line:
-            loads[line.split('model="')[1].split('"')[0]] = int(float(line.rsplit(" ", 1)[1]))
+    loads = {
+        m["name"]: int(sample(metrics, SWAPS, model=m["name"], kind="load") or 0)
+        for m in running["models"]
+    }
     assert all(count >= 1 for count in loads.values()), loads  # swapped between them
     seconds = time.monotonic() - started
     sys.stderr.write(f"two real models: loads {loads}, {seconds:.0f} s\n")
@@ -162,4 +164,4 @@ async def test_a_real_server_killed_mid_request_fails_it_clearly_and_restarts(
             metrics = (await http.get(f"{root}/metrics")).text
     assert isinstance(verdict, Verdict)
     assert row["state"] == "ready" and row["pid"] != pid
-    assert f'edgeswarm_gateway_swaps_total{{model="{model}",kind="load"}} 2' in metrics
+    assert sample(metrics, SWAPS, model=model, kind="load") == 2

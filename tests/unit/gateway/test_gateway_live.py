@@ -12,6 +12,7 @@ import contextlib
 import json
 import os
 import random
+import re
 import signal
 import sys
 import time
@@ -34,6 +35,7 @@ from runtime.gateway.server import build_app
 from runtime.gateway.service import GatewayService, prepare
 from runtime.process import free_port
 from tests.conftest import FAKE_SERVER, ROOT, allow_loopback_port
+from tests.prometheus import sample, samples
 
 FAKE_VLLM = ROOT / "tests" / "fakes" / "vllm_backend.py"
 MB = 10**6
@@ -300,7 +302,13 @@ async def test_streaming_completions_and_concurrency(tmp_path: Path, tag: str) -
         while live.service.slots["a"].in_flight:
             assert time.monotonic() < deadline, "the abandoned stream kept its admission"
             await asyncio.sleep(0.05)
+        metrics = (await live.http.get(f"{live.url}/metrics")).text
     assert info["max_in_flight"] == 8
+    # the two streams' first chunks, and every finished request's time, as distributions
+    assert sample(metrics, "edgeswarm_gateway_time_to_first_token_seconds_count", model="a") == 2
+    latency = "edgeswarm_gateway_request_duration_seconds_count"
+    assert sample(metrics, latency, model="a") == 11  # 10 answered, 1 left (client_disconnected)
+    assert (sample(metrics, "edgeswarm_gateway_queue_wait_seconds_count", model="a") or 0) >= 11
 
 
 async def test_routing_errors_are_clear(tmp_path: Path, tag: str) -> None:
@@ -343,9 +351,11 @@ async def test_load_and_unload_routes_and_the_idle_ttl(tmp_path: Path, tag: str)
             assert time.monotonic() < deadline, "the idle model was not unloaded"
             await asyncio.sleep(0.1)
         metrics = (await live.http.get(f"{live.url}/metrics")).text
-    assert 'edgeswarm_gateway_swaps_total{model="b",kind="load"} 1' in metrics
-    assert "edgeswarm_gateway_resident_bytes 0" in metrics
-    assert f"edgeswarm_gateway_budget_bytes {1000 * MB}" in metrics
+    assert sample(metrics, "edgeswarm_gateway_swaps_total", model="b", kind="load") == 1
+    assert sample(metrics, "edgeswarm_gateway_resident_bytes") == 0
+    assert sample(metrics, "edgeswarm_gateway_budget_bytes") == 1000 * MB
+    duration = "edgeswarm_gateway_swap_duration_seconds_count"
+    assert sample(metrics, duration, model="b", kind="load") == 1
 
 
 async def test_a_full_queue_answers_429_with_retry_after(tmp_path: Path, tag: str) -> None:
@@ -550,8 +560,9 @@ async def test_a_client_that_leaves_gives_up_its_upstream_request_and_its_queue_
                 assert time.monotonic() < deadline, f"{model} still holds the request"
                 await asyncio.sleep(0.05)
         metrics = (await live.http.get(f"{live.url}/metrics")).text
-    assert 'model="long",outcome="client_disconnected"} 1' in metrics
-    assert 'model="slow",outcome="client_disconnected"} 1' in metrics
+    requests = "edgeswarm_gateway_requests_total"
+    assert sample(metrics, requests, model="long", outcome="client_disconnected") == 1
+    assert sample(metrics, requests, model="slow", outcome="client_disconnected") == 1
 
 
 async def test_a_model_that_fails_to_start_is_not_restarted_by_every_request(
@@ -632,3 +643,18 @@ async def test_remains_measured_above_the_expected_stop_a_sleeping_model_to_make
     assert gone["model"] != asleep and states[gone["model"]] == "stopped"
     assert gone["bytes"] == 300 * MB + 200 * MB
     assert live.service.ledger.violations == [] and live.worst_ledger <= live.budget
+
+
+async def test_every_metric_the_grafana_dashboard_plots_is_on_the_page(
+    tmp_path: Path, tag: str
+) -> None:
+    dashboard = json.loads((ROOT / "examples" / "grafana-gateway.json").read_text())
+    exprs = [t["expr"] for panel in dashboard["panels"] for t in panel["targets"]]
+    plotted = {name for expr in exprs for name in re.findall(r"edgeswarm_gateway_\w+", expr)}
+    config = write_config(tmp_path, [fake_model("a", tag)], 1000 * MB)
+    async with live_gateway(config, tag) as live:
+        assert await stream_text(live, "a") == "fake answer from a"  # one of each distribution
+        await live.http.post(f"{live.url}/models/a/unload")  # a stop: a second swap kind
+        text = (await live.http.get(f"{live.url}/metrics")).text
+    on_page = {name for name, _ in samples(text)}  # parsed by prometheus_client itself
+    assert plotted and plotted <= on_page, plotted - on_page

@@ -19,6 +19,7 @@ from runtime.gateway.ledger import BudgetExceededError, LedgerSnapshot, MemoryLe
 from runtime.gateway.metrics import GatewayMetrics
 from runtime.nvml import DeviceMemory, NVMLUnavailableError
 from runtime.settings import Device
+from tests.prometheus import sample
 
 GiB = 2**30
 
@@ -110,11 +111,30 @@ def test_metrics_render_as_prometheus_text() -> None:
     metrics.swap("a", "load", 1.5)
     metrics.swap("a", "load", 0.5)
     metrics.swap("a", "stop", 0.25)
-    metrics.request("a", "ok")
+    metrics.request("a", "ok", 0.3)
+    metrics.request("a", "deadline_exceeded", 30)
+    metrics.admitted("a", "queued", 2.0)
+    metrics.admitted("a", "rejected")
+    metrics.first_token("a", 0.2)
     text = metrics.render({"budget_bytes": [({}, float(7 * GiB))], "x": [({"model": 'q"'}, 1.0)]})
-    assert 'edgeswarm_gateway_swaps_total{model="a",kind="load"} 2' in text
-    assert 'edgeswarm_gateway_swap_seconds_total{model="a",kind="load"} 2' in text
-    assert 'edgeswarm_gateway_requests_total{model="a",outcome="ok"} 1' in text
-    assert f"edgeswarm_gateway_budget_bytes {7 * GiB}" in text
-    assert 'edgeswarm_gateway_x{model="q\\""} 1' in text
+    assert sample(text, "edgeswarm_gateway_swaps_total", model="a", kind="load") == 2
+    assert sample(text, "edgeswarm_gateway_swap_seconds_total", model="a", kind="load") == 2
+    assert sample(text, "edgeswarm_gateway_requests_total", model="a", outcome="ok") == 1
+    assert sample(text, "edgeswarm_gateway_budget_bytes") == 7 * GiB
+    assert sample(text, "edgeswarm_gateway_x", model='q"') == 1
+    # distributions: request latency, queue wait, swap duration per kind, first token
+    assert sample(text, "edgeswarm_gateway_request_duration_seconds_count", model="a") == 2
+    assert sample(text, "edgeswarm_gateway_request_duration_seconds_sum", model="a") == 30.3
+    assert sample(text, "edgeswarm_gateway_queue_wait_seconds_sum", model="a") == 2.0
+    wait = "edgeswarm_gateway_queue_wait_seconds_bucket"
+    assert sample(text, wait, model="a", le="1.0") == 0
+    assert sample(text, wait, model="a", le="2.5") == 1
+    swap = "edgeswarm_gateway_swap_duration_seconds_count"
+    assert sample(text, swap, model="a", kind="load") == 2
+    assert sample(text, swap, model="a", kind="stop") == 1
+    assert sample(text, "edgeswarm_gateway_time_to_first_token_seconds_count", model="a") == 1
+    assert sample(text, "edgeswarm_gateway_rejected_total", model="a") == 1
+    assert sample(text, "edgeswarm_gateway_deadlines_total", model="a") == 1
+    # the gauges are the scrape's own: a later render without them has none
+    assert sample(metrics.render({}), "edgeswarm_gateway_budget_bytes") is None
     assert metrics.swap_count() == 2
