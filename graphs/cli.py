@@ -15,6 +15,7 @@ from types import FrameType
 from typing import Any
 
 from graphs.report import (
+    print_call,
     print_eval,
     print_eval_progress,
     print_models,
@@ -215,7 +216,7 @@ def _drive(record: RunRecord, settings: Settings, *, out: str | None, as_json: b
 
             async def execute(store: RunStore) -> dict[str, Any]:
                 state = await runner.run_checkpointed(
-                    store, record, context, progress=print_progress
+                    store, record, context, progress=print_progress, on_call=print_call
                 )
                 output = runner.output_json(
                     state,

@@ -5,13 +5,14 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from typing import Any, Generic, TypeVar
 from urllib.parse import quote
 
 import httpx
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage
+from langgraph.config import get_stream_writer
 from pydantic import BaseModel
 
 from agents.call import AgentCallError, CallPolicy, CallTrace, Invoker, call_structured
@@ -165,8 +166,10 @@ async def ask(
                 resends=trace.resends,
                 seconds=metrics.seconds,
             )
+            progress(replace(metrics, ok=False))
             raise NodeFailedError(f"{node}: {err}", replace(metrics, ok=False)) from err
     metrics = _metrics(node, outcome.trace, start, revision, model=outcome.result.model)
+    progress(metrics)
     _log.info(
         "node_done",
         node=node,
@@ -205,6 +208,18 @@ async def ask_code(
         sampling=sampling,
         invoke=ainvoke_code,
     )
+
+
+def progress(metrics: NodeMetrics) -> None:
+    """Put one finished call on LangGraph's ``custom`` stream (nothing outside a graph run).
+
+    Studio, SDK clients and the CLI see each call as it ends, not when its node does.
+    """
+    try:
+        writer = get_stream_writer()
+    except RuntimeError:
+        return  # called outside a run (the eval's direct arm, a test)
+    writer({"event": "call", **asdict(metrics)})
 
 
 def _metrics(

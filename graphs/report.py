@@ -11,15 +11,8 @@ from runtime.provision import LocalModel, PullResult
 
 
 def print_progress(node: str, update: Mapping[str, Any]) -> None:
-    """One stderr line per finished node: model, tokens, seconds, swap wait."""
+    """One stderr line per finished node: its checks' outcome, decision or error."""
     parts = [f"[{node}]"]
-    for metric in update.get("metrics") or []:
-        parts.append(
-            f"{metric.model}: {metric.prompt_tokens}+{metric.completion_tokens} tokens, "
-            f"{metric.seconds:.1f} s, swap wait {metric.swap_wait_s:.1f} s"
-            + (f", {metric.attempts} attempts" if metric.attempts > 1 else "")
-            + ("" if metric.ok else ", no usable answer")
-        )
     tests = update.get("test_run")
     if tests is not None:
         parts.append(
@@ -30,6 +23,22 @@ def print_progress(node: str, update: Mapping[str, Any]) -> None:
     if update.get("error"):
         parts.append(f"error: {update['error']}")
     print(" ".join(parts), file=sys.stderr, flush=True)
+
+
+def print_call(event: Mapping[str, Any]) -> None:
+    """One stderr line per model call, from the run's ``custom`` stream, as the call ends."""
+    if event.get("event") != "call":
+        return
+    attempts = int(event.get("attempts", 1))
+    print(
+        f"[{event['node']}] {event['model']}: {event['prompt_tokens']}+"
+        f"{event['completion_tokens']} tokens, {event['seconds']:.1f} s, swap wait "
+        f"{event['swap_wait_s']:.1f} s"
+        + (f", {attempts} attempts" if attempts > 1 else "")
+        + ("" if event.get("ok", True) else ", no usable answer"),
+        file=sys.stderr,
+        flush=True,
+    )
 
 
 def print_run(output: dict[str, Any], *, as_json: bool) -> None:

@@ -169,8 +169,11 @@ async def run_swarm(
     progress: ProgressFn | None = None,
     swarm: SwarmGraph = graph,
     config: RunnableConfig | None = None,
+    on_call: Callable[[Mapping[str, Any]], None] | None = None,
 ) -> OutputState:
-    """Run the graph, reporting each node's update as it lands; the final output state.
+    """Run the graph, reporting each node's update and each model call as it lands.
+
+    ``on_call`` gets the ``custom`` stream's events (see :func:`graphs.llm.progress`).
 
     With a checkpointed ``swarm``, ``config`` names the thread, and ``inputs`` None continues
     it from its last checkpoint.
@@ -188,17 +191,14 @@ async def run_swarm(
             inputs,
             config,
             context=context,
-            stream_mode=["updates", "values"],
+            stream_mode=["updates", "values", "custom"],
             durability=durability,
         ):
             mode, chunk = part
             if mode == "values":
                 last = chunk
-            elif progress is not None:
-                for node, update in chunk.items():
-                    done = progress(node, update or {})
-                    if done is not None:
-                        await done
+            else:
+                await _deliver(mode, chunk, progress, on_call)
     finally:
         if warming is not None:
             warming.cancel()
@@ -209,8 +209,32 @@ async def run_swarm(
     return OutputState(**{key: value for key, value in last.items() if key in names})
 
 
+async def _deliver(
+    mode: str,
+    chunk: Any,
+    progress: ProgressFn | None,
+    on_call: Callable[[Mapping[str, Any]], None] | None,
+) -> None:
+    """Hand a streamed part to its callback: a call event, or each node's update."""
+    if mode == "custom":
+        if on_call is not None:
+            on_call(chunk)
+        return
+    if progress is None:
+        return
+    for node, update in chunk.items():
+        done = progress(node, update or {})
+        if done is not None:
+            await done
+
+
 async def run_checkpointed(
-    store: RunStore, record: RunRecord, context: Context, *, progress: ProgressFn | None = None
+    store: RunStore,
+    record: RunRecord,
+    context: Context,
+    *,
+    progress: ProgressFn | None = None,
+    on_call: Callable[[Mapping[str, Any]], None] | None = None,
 ) -> OutputState:
     """Run the record's thread to the graph's end: from its last checkpoint, or from the start.
 
@@ -232,6 +256,7 @@ async def run_checkpointed(
         inputs if fresh else None,
         context,
         progress=on_node,
+        on_call=on_call,
         swarm=swarm,
         config=thread_config(record.thread_id),
     )

@@ -265,9 +265,23 @@ async def test_studio_run_stops_before_the_coder_then_resumes_to_an_approved_rep
     # Resuming is a new run on the thread: its context must be sent again.
     second = await collect(
         client.runs.stream(
-            thread_id, assistant_id, input=None, context=context, stream_mode=["values", "updates"]
+            thread_id,
+            assistant_id,
+            input=None,
+            context=context,
+            stream_mode=["values", "updates", "custom"],
         )
     )
+    # each model call as it ended, on the custom stream, as the CLI prints it
+    calls = [part.data for part in second if part.event == "custom"]
+    assert sorted(c["node"] for c in calls).count("coder") == 4, calls
+    assert {c["node"] for c in calls} == {
+        "coder",
+        "test_writer",
+        "security_auditor",
+        "performance_auditor",
+    }
+    assert all(c["event"] == "call" and c["model"] == fake_openai.model for c in calls)
     resumed = updated_nodes(second)
     assert sorted(resumed[:2]) == ["coder", "test_writer"]
     assert resumed[2:4] == ["run_tests", "summarize_code"]

@@ -15,6 +15,7 @@ from agents.schemas import StageSummary
 from graphs.coding import _without_stragglers
 from graphs.context import Context
 from graphs.llm import warm_up
+from graphs.report import print_call
 from graphs.runner import context_for, later_grammars, run_swarm
 from graphs.state import InputState, OutputState
 from graphs.swarm import graph
@@ -449,3 +450,23 @@ async def test_the_greedy_candidate_is_always_awaited_and_none_waits_for_all() -
     assert await _without_stragglers(calls, 0.0) == ["greedy", None]  # type: ignore[arg-type]
     calls = [_answer_after(0.1, "greedy"), _answer_after(0.5, "slow")]
     assert await _without_stragglers(calls, None) == ["greedy", "slow"]  # type: ignore[arg-type]
+
+
+async def test_each_model_call_goes_out_on_the_custom_stream_as_it_ends(
+    fake_openai: FakeOpenAI, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fake_openai.script(brief(), code(GOOD_CODE), suite(), *audits())
+    events: list[Any] = []
+
+    def seen(event: Any) -> None:
+        events.append(event)
+        print_call(event)
+
+    state = await run_swarm(InputState(task="Write `add(a, b)`."), ctx(fake_openai), on_call=seen)
+    assert state.report is not None and state.report.outcome == "approved"
+    assert sorted(e["node"] for e in events) == sorted(m.node for m in state.metrics)
+    assert all(e["event"] == "call" and e["model"] == "big" and e["ok"] for e in events)
+    coder = next(e for e in events if e["node"] == "coder")
+    assert coder["completion_tokens"] > 0 and coder["seconds"] >= 0
+    err = capsys.readouterr().err
+    assert "[coder] big: " in err and " tokens, " in err and "swap wait" in err
