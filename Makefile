@@ -42,13 +42,20 @@ sysdeps: ## Debian packages the tools need (bubblewrap for the code sandbox)
 # tests start a throwaway server with them (tests/postgres.py). Not needed to run edgeswarm, so
 # a machine without apt-get still installs; those tests then fail and say what is missing.
 PG_INITDB := $(firstword $(wildcard /usr/lib/postgresql/*/bin/initdb) $(shell command -v initdb))
-testdeps: ## Debian packages the tests also need (postgresql, for a throwaway server)
+testdeps: ## Debian packages the tests also need (postgresql for a throwaway server, chromium)
 	@test -n "$(PG_INITDB)" || { \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 	    apt-get install -y -q postgresql >/dev/null 2>&1 || \
 	    { apt-get update -q >/dev/null && apt-get install -y -q postgresql >/dev/null; } || \
 	    echo "warning: apt-get could not install postgresql: the PostgreSQL tests will fail"; \
 	  else echo "warning: postgresql is missing (sudo apt-get install postgresql): the PostgreSQL tests will fail"; fi; }
+	@# Headless Chromium and its driver, from Debian: the gateway status page's browser test.
+	@{ command -v chromium >/dev/null && command -v chromedriver >/dev/null; } || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    apt-get install -y -q chromium chromium-driver >/dev/null 2>&1 || \
+	    { apt-get update -q >/dev/null && apt-get install -y -q chromium chromium-driver >/dev/null; } || \
+	    echo "warning: apt-get could not install chromium: the status page's browser test will fail"; \
+	  else echo "warning: chromium is missing (sudo apt-get install chromium chromium-driver): the status page's browser test will fail"; fi; }
 
 models: $(STAMP) ## fetch, convert and verify the embedded models (fast when done)
 	$(BIN)/edgeswarm models pull

@@ -15,7 +15,7 @@ import ipaddress
 from collections.abc import Mapping
 from pathlib import Path
 
-from starlette.responses import JSONResponse, Response
+from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from runtime.gateway.config import AuthConfig, ConfigError
@@ -67,8 +67,18 @@ def resolve_token(auth: AuthConfig, origin: str, environ: Mapping[str, str]) -> 
     return token
 
 
+COOKIE = "edgeswarm_token"
+"""The status page's login cookie: the token itself (HttpOnly, SameSite=Strict)."""
+LOGIN_PATH = "/ui/login"
+
+
 class BearerAuth:
-    """ASGI middleware: every HTTP request must carry the gateway's bearer token."""
+    """ASGI middleware: every HTTP request must carry the gateway's bearer token.
+
+    In ``Authorization: Bearer``, or, for a browser on the status page, in the cookie its
+    login form sets (``/ui/login`` itself needs no token; an unauthorized ``GET /ui`` is sent
+    there).
+    """
 
     def __init__(self, app: ASGIApp, token: str) -> None:
         self.app = app
@@ -76,28 +86,45 @@ class BearerAuth:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Pass an authorized request (or a lifespan event) on; answer the others."""
-        if scope["type"] != "http":
+        if scope["type"] != "http" or scope["path"] == LOGIN_PATH:
             await self.app(scope, receive, send)
             return
         credentials = self._credentials(scope)
-        if credentials is not None and hmac.compare_digest(credentials, self._token):
+        if credentials is not None and self.accepts(credentials):
             await self.app(scope, receive, send)
             return
         response: Response
         if scope["path"] == "/health" and scope["method"] in ("GET", "HEAD"):
             response = JSONResponse({"status": "ok"})
+        elif scope["path"] == "/ui" and scope["method"] == "GET":
+            response = RedirectResponse(LOGIN_PATH, status_code=303)
         else:
             response = _unauthorized(wrong=credentials is not None)
         await response(scope, receive, send)
 
+    def accepts(self, credentials: bytes) -> bool:
+        """Whether ``credentials`` are this gateway's token (compared in constant time)."""
+        return hmac.compare_digest(credentials, self._token)
+
     @staticmethod
     def _credentials(scope: Scope) -> bytes | None:
-        """The token of the request's ``Authorization: Bearer`` header, if it has one."""
+        """The token of the ``Authorization: Bearer`` header, else of the login cookie."""
+        cookie: bytes | None = None
         for name, value in scope["headers"]:
             if name == b"authorization":
                 scheme, _, credentials = value.strip().partition(b" ")
                 return credentials.strip() if scheme.lower() == b"bearer" else None
-        return None
+            if name == b"cookie":
+                cookie = _cookie(value, COOKIE.encode()) or cookie
+        return cookie
+
+
+def _cookie(header: bytes, name: bytes) -> bytes | None:
+    for pair in header.split(b";"):
+        key, _, value = pair.strip().partition(b"=")
+        if key == name and value:
+            return value
+    return None
 
 
 def _unauthorized(*, wrong: bool) -> Response:

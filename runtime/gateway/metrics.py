@@ -8,8 +8,10 @@ asks for them, so they are never stale: :meth:`GatewayMetrics.render` takes them
 
 from __future__ import annotations
 
-from collections import Counter
+import time
+from collections import Counter, deque
 from collections.abc import Iterable, Iterator
+from typing import Any
 
 from prometheus_client import CollectorRegistry, Histogram, generate_latest
 from prometheus_client import Counter as PromCounter
@@ -24,6 +26,8 @@ Gauges = dict[str, list[tuple[dict[str, str], float]]]
 _LATENCY_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120, 300, 600)
 _SWAP_BUCKETS = (0.1, 0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300)
 _FIRST_TOKEN_BUCKETS = (0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120)
+RECENT = 20
+"""Swaps and requests kept for the status page, newest last."""
 
 
 class _GaugeCollector(Collector):
@@ -48,6 +52,10 @@ class GatewayMetrics:
         self.registry = CollectorRegistry(auto_describe=True)
         self.swaps: Counter[tuple[str, str]] = Counter()
         """Swap steps by (model, kind), as the scheduler's own count (see :meth:`swap_count`)."""
+        self.recent_swaps: deque[dict[str, Any]] = deque(maxlen=RECENT)
+        """The last swap steps: when (epoch seconds), model, kind, seconds, why."""
+        self.recent_requests: deque[dict[str, Any]] = deque(maxlen=RECENT)
+        """The last finished requests: when, model, outcome, seconds."""
         registry = self.registry
         self._swaps = PromCounter(
             f"{PREFIX}swaps", "Swap steps by model and kind.", ["model", "kind"], registry=registry
@@ -126,8 +134,17 @@ class GatewayMetrics:
             ):
                 metric.labels(model)
 
-    def swap(self, model: str, kind: str, seconds: float) -> None:
-        """Count one swap step (``load``, ``wake``, ``sleep``, ``stop``) and its duration."""
+    def swap(self, model: str, kind: str, seconds: float, reason: str = "") -> None:
+        """Count one swap step (``load``, ``wake``, ``sleep``, ``stop``), its duration and why."""
+        self.recent_swaps.append(
+            {
+                "at": time.time(),
+                "model": model,
+                "kind": kind,
+                "seconds": round(seconds, 3),
+                "reason": reason[:200],
+            }
+        )
         self.swaps[(model, kind)] += 1
         self._swaps.labels(model, kind).inc()
         self._swap_seconds.labels(model, kind).inc(max(0.0, seconds))
@@ -136,6 +153,14 @@ class GatewayMetrics:
     def request(self, model: str, outcome: str, seconds: float | None = None) -> None:
         """Count one finished request by outcome (``ok``, ``queue_full``...), and time it."""
         self._requests.labels(model, outcome).inc()
+        self.recent_requests.append(
+            {
+                "at": time.time(),
+                "model": model,
+                "outcome": outcome,
+                "seconds": None if seconds is None else round(seconds, 3),
+            }
+        )
         if outcome == "deadline_exceeded":
             self._deadlines.labels(model).inc()
         if seconds is not None:

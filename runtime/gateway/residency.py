@@ -74,7 +74,7 @@ class Residency:
             )
         await asyncio.gather(*(self.drain(victim, reason) for victim in victims))
         for victim in victims:
-            if victim.swap == "sleep" and await self.sleep(victim):
+            if victim.swap == "sleep" and await self.sleep(victim, reason):
                 continue
             await self.stop(victim, reason)
 
@@ -99,7 +99,7 @@ class Residency:
             seconds=round(time.monotonic() - started, 3),
         )
 
-    async def sleep(self, slot: ModelSlot) -> bool:
+    async def sleep(self, slot: ModelSlot, reason: str = "") -> bool:
         """Sleep ``slot`` (vLLM sleep mode); False when it cannot, so the caller stops it."""
         backend = slot.backend
         if not isinstance(backend, ProcessBackend) or not backend.alive():
@@ -123,7 +123,7 @@ class Residency:
             self.ledger.reserve(slot.name, kept)  # fits: it held more a moment ago
         slot.sleep_bytes = slot.sleep_bytes_seen = kept
         slot.state = ModelState.SLEEPING
-        self.metrics.swap(slot.name, "sleep", seconds)
+        self.metrics.swap(slot.name, "sleep", seconds, reason)
         _log.info(
             "sleep",
             model=slot.name,
@@ -186,7 +186,7 @@ class Residency:
             freed = self.ledger.release(slot.name) + self.ledger.release(slot.name, host=True)
             slot.sleep_bytes = 0
             seconds = time.monotonic() - started
-            self.metrics.swap(slot.name, "stop", seconds)
+            self.metrics.swap(slot.name, "stop", seconds, reason)
             _log.info(
                 "unload", model=slot.name, bytes=freed, reason=reason, seconds=round(seconds, 3)
             )
@@ -332,7 +332,7 @@ class Residency:
         slot.state = ModelState.FAILED
         slot.failure = str(err)
         slot.start_failed_at = time.monotonic()
-        self.metrics.swap(slot.name, "load_failed", seconds)
+        self.metrics.swap(slot.name, "load_failed", seconds, str(err))
         _log.error(
             "load_failed",
             model=slot.name,
@@ -347,6 +347,6 @@ class Residency:
         slot.state = ModelState.READY
         slot.failure = slot.start_failed_at = None
         slot.loaded_at = slot.last_used = now
-        self.metrics.swap(slot.name, kind, seconds)
+        self.metrics.swap(slot.name, kind, seconds, "a request or a load call was waiting")
         if self._on_ready is not None:
             self._on_ready(slot)

@@ -5,6 +5,8 @@
 - ``GET /v1/models``: every configured model.
 - ``GET /health``, ``GET /running`` (state, bytes, in-flight and queued requests, last use),
   ``POST /models/{name}/load``, ``POST /models/{name}/unload``, ``GET /metrics`` (Prometheus).
+- ``GET /ui``: the live status page (:mod:`runtime.gateway.ui`), ``GET /ui/status`` its data,
+  ``/ui/login`` its sign-in form when a token is configured.
 
 Errors are OpenAI-style JSON objects; a full queue answers 429 with ``Retry-After``. With a
 token configured every route requires it (:mod:`runtime.gateway.auth`).
@@ -26,11 +28,12 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
-from runtime.gateway.auth import BearerAuth
+from runtime.gateway.auth import LOGIN_PATH, BearerAuth
 from runtime.gateway.errors import BadRequestError, GatewayError
 from runtime.gateway.proxy import error_body
 from runtime.gateway.scheduler import ModelState
 from runtime.gateway.service import GatewayService
+from runtime.gateway.ui import StatusPage
 
 PROMETHEUS_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 
@@ -154,6 +157,7 @@ class GatewayRoutes:
 def build_app(service: GatewayService) -> Starlette:
     """The ASGI app serving ``service``; its lifespan starts and stops the gateway."""
     routes = GatewayRoutes(service)
+    ui = StatusPage(service)
     token = service.setup.token
     middleware = [Middleware(BearerAuth, token=token)] if token is not None else []
 
@@ -175,6 +179,10 @@ def build_app(service: GatewayService) -> Starlette:
             Route("/models/{name:path}/load", routes.load, methods=["POST"]),
             Route("/models/{name:path}/unload", routes.unload, methods=["POST"]),
             Route("/metrics", routes.metrics, methods=["GET"]),
+            Route("/ui", ui.index, methods=["GET"]),
+            Route("/ui/status", ui.status, methods=["GET"]),
+            Route(LOGIN_PATH, ui.login_form, methods=["GET"]),
+            Route(LOGIN_PATH, ui.login, methods=["POST"]),
         ],
         middleware=middleware,
         exception_handlers={HTTPException: _no_route},

@@ -387,6 +387,10 @@ class SwapScheduler:
             "in_flight": slot.in_flight,
             "queued": len(slot.live_waiters()),
             "last_used_s_ago": round(now - slot.last_used, 3) if slot.last_used else None,
+            "oldest_wait_s": round(
+                max((now - w.enqueued for w in slot.live_waiters()), default=0), 3
+            ),
+            "idle_ttl_s": self.scheduling.idle_ttl_s if slot.managed else None,
             "reload_s": round(slot.reload_s, 3),
             "pid": slot.backend.pid,
             "url": slot.backend.api_base if not slot.managed or slot.backend.pid else None,

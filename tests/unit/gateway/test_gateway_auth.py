@@ -32,6 +32,7 @@ ROUTES: list[tuple[str, str, dict[str, Any] | None]] = [
     ("POST", "/models/a/load", None),
     ("POST", "/models/a/unload", None),
     ("GET", "/metrics", None),
+    ("GET", "/ui/status", None),
 ]
 
 
@@ -131,3 +132,26 @@ def test_listening_beyond_loopback_without_a_token_is_refused(
         assert f"refusing to listen on {host} without a bearer token" in err
         assert "EDGESWARM_GATEWAY_TOKEN" in err and str(config) in err
     assert not (tmp_path / "state" / "gateway").exists(), "it took the device lock first"
+
+
+async def test_the_status_page_signs_in_with_a_cookie_and_only_with_the_token(
+    tmp_path: Path, tag: str
+) -> None:
+    config = with_token_file(write_config(tmp_path, [fake_model("a", tag)], 1000 * MB))
+    async with live_gateway(config, tag) as live:
+        page = await live.http.get(f"{live.url}/ui")
+        assert page.status_code == 303 and page.headers["location"] == "/ui/login"
+        form = await live.http.get(f"{live.url}/ui/login")
+        assert form.status_code == 200 and 'name="token"' in form.text
+        wrong = await live.http.post(f"{live.url}/ui/login", data={"token": "x" * 20})
+        assert wrong.status_code == 401 and "set-cookie" not in wrong.headers
+        right = await live.http.post(f"{live.url}/ui/login", data={"token": TOKEN})
+        assert right.status_code == 303 and right.headers["location"] == "/ui"
+        cookie = right.headers["set-cookie"]
+        assert "HttpOnly" in cookie and "SameSite=strict" in cookie, cookie
+        jar = {"Cookie": f"edgeswarm_token={TOKEN}"}
+        status = await live.http.get(f"{live.url}/ui/status", headers=jar)
+        assert status.status_code == 200 and status.json()["running"]["models"][0]["name"] == "a"
+        assert (await live.http.get(f"{live.url}/ui", headers=jar)).status_code == 200
+        bad = {"Cookie": "edgeswarm_token=not-the-token-at-all"}
+        assert (await live.http.get(f"{live.url}/running", headers=bad)).status_code == 401

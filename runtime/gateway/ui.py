@@ -1,0 +1,90 @@
+"""The gateway's live status page: ``GET /ui``, its data at ``GET /ui/status``, a login form.
+
+Plain HTML, CSS and a little JavaScript shipped in the package (``ui.html``): no build step,
+no CDN. The page polls ``/ui/status`` every second (the scheduler's ``/running`` view plus the
+last swaps and requests) and its buttons call the existing load and unload routes. With a
+token configured, the page is guarded like every route: a browser signs in once at
+``/ui/login``, which sets the token as an HttpOnly, SameSite=Strict cookie.
+"""
+
+from __future__ import annotations
+
+import hmac
+import time
+from functools import cache
+from importlib import resources
+from urllib.parse import parse_qs
+
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+
+from runtime.gateway.auth import COOKIE
+from runtime.gateway.service import GatewayService
+
+_MAX_FORM_BYTES = 4096
+_LOGIN = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>edgeswarm gateway: sign in</title>
+<style>body{{font:15px system-ui,sans-serif;margin:0;display:grid;place-items:center;
+min-height:100vh;background:#f8f9fb}}form{{background:#fff;border:1px solid #e4e7ec;
+border-radius:8px;padding:20px;display:grid;gap:10px;width:min(360px,90vw)}}
+input,button{{font:inherit;padding:6px}}p{{color:#c62828;margin:0}}</style></head>
+<body><form method="post" action="/ui/login"><strong>edgeswarm gateway</strong>
+<label for="token">The gateway's token</label>
+<input id="token" name="token" type="password" autocomplete="current-password" required>
+{error}<button type="submit">Sign in</button></form></body></html>
+"""
+
+
+@cache
+def page() -> str:
+    """The status page's HTML, read once from the package."""
+    return resources.files("runtime.gateway").joinpath("ui.html").read_text("utf-8")
+
+
+class StatusPage:
+    """The page's routes over a running gateway service."""
+
+    def __init__(self, service: GatewayService) -> None:
+        self.service = service
+
+    async def index(self, _: Request) -> Response:
+        """The page itself; it fetches its data."""
+        return HTMLResponse(page(), headers={"Cache-Control": "no-store"})
+
+    async def status(self, _: Request) -> Response:
+        """What the page shows: every model's state, the last swaps and requests."""
+        metrics = self.service.metrics
+        return JSONResponse(
+            {
+                "now": time.time(),
+                "running": self.service.scheduler.running(),
+                "swaps": list(metrics.recent_swaps),
+                "requests": list(metrics.recent_requests),
+            },
+            headers={"Cache-Control": "no-store"},
+        )
+
+    async def login_form(self, _: Request) -> Response:
+        """The sign-in form (straight to the page when the gateway has no token)."""
+        if self.service.setup.token is None:
+            return RedirectResponse("/ui", status_code=303)
+        return HTMLResponse(_LOGIN.format(error=""))
+
+    async def login(self, request: Request) -> Response:
+        """Check the form's token; on a match set the cookie and go to the page."""
+        token = self.service.setup.token
+        if token is None:
+            return RedirectResponse("/ui", status_code=303)
+        body = await request.body()
+        fields = parse_qs(body[:_MAX_FORM_BYTES].decode("utf-8", "replace"))
+        given = (fields.get("token") or [""])[0].strip()
+        if len(body) > _MAX_FORM_BYTES or not hmac.compare_digest(given.encode(), token.encode()):
+            error = "<p>That is not the token of this gateway.</p>"
+            return HTMLResponse(_LOGIN.format(error=error), status_code=401)
+        response = RedirectResponse("/ui", status_code=303)
+        response.set_cookie(
+            COOKIE, token, httponly=True, samesite="strict", secure=request.url.scheme == "https"
+        )
+        return response
