@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import sys
+import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -29,7 +31,14 @@ import yaml
 from runtime.catalog import Catalog, load_catalog
 from runtime.endpoint import ModelNotPulledError, list_models
 from runtime.gateway.config import DEFAULT_TOKEN_ENV
-from runtime.gateway.lock import DeviceBusyError, device_key, is_locked, lock_path, read_holder
+from runtime.gateway.lock import (
+    DeviceBusyError,
+    LockHolder,
+    device_key,
+    is_locked,
+    lock_path,
+    read_holder,
+)
 from runtime.logs import get_logger
 from runtime.process import ManagedProcess, free_port
 from runtime.provision import ModelStore
@@ -142,28 +151,91 @@ def embedded_config(
     }
 
 
+_EMBEDDED_CONFIG = re.compile(r"embedded-(?P<owner>\d+)-\d+\.yaml$")
+RELEASE_WAIT_S = GATEWAY_STOP_TIMEOUT_S + 15.0
+"""How long a new run waits for a dying embedded gateway to give the device up."""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:  # a zombie has exited; only its parent has not reaped it yet
+        return Path(f"/proc/{pid}/stat").read_text().split(") ", 1)[1][0] != "Z"
+    except (OSError, IndexError):
+        return True
+
+
+def dying_reason(holder: LockHolder) -> str | None:
+    """Why the lock's holder is on its way out, or None while it is a live gateway.
+
+    An embedded gateway is started for one run (its config is ``embedded-<owner pid>-<port>
+    .yaml``) and stops when that run's process goes; after a crash it still holds the device
+    for the seconds it takes to stop its model servers.
+    """
+    if not _alive(holder.pid):
+        return f"gateway pid {holder.pid} has exited"
+    match = _EMBEDDED_CONFIG.search(holder.config)
+    if match and not _alive(int(match["owner"])):
+        return f"the run that started it (pid {match['owner']}) has exited, so it is stopping"
+    return None
+
+
+def _wait_for_release(path: Path, holder: LockHolder, why: str, device: Device) -> None:
+    """Wait (bounded) until a dying gateway has released ``path``; raise if it does not."""
+    _log.warning("gateway_releasing", pid=holder.pid, reason=why, wait_s=RELEASE_WAIT_S)
+    sys.stderr.write(
+        f"edgeswarm: waiting for the previous gateway (pid {holder.pid}: {why}) to give device "
+        f"{device} up (at most {RELEASE_WAIT_S:.0f} s)\n"
+    )
+    deadline = time.monotonic() + RELEASE_WAIT_S
+    while is_locked(path):
+        if time.monotonic() > deadline:
+            raise DeviceBusyError(
+                f"gateway pid {holder.pid} still holds device {device} {RELEASE_WAIT_S:.0f} s "
+                f"after {why}; stop it (kill {holder.pid}) and run again. Lock file: {path}"
+            )
+        time.sleep(0.2)
+
+
 def running_gateway(settings: Settings, device: Device, models: Sequence[str]) -> str | None:
     """The base URL of a gateway that owns ``device`` and serves ``models``, if any.
 
+    A gateway that is stopping (its run crashed, or it exited) is waited for, bounded, and
+    then None is returned: the caller starts its own.
+
     Raises:
-        DeviceBusyError: a gateway owns the device but does not serve every model.
+        DeviceBusyError: a live gateway owns the device and does not serve every model (or
+            does not answer), or a dying one did not let go in time.
     """
     path = lock_path(settings.state_dir, device_key(device))
     if not is_locked(path):
         return None
     holder = read_holder(path)
+    if holder is not None and (why := dying_reason(holder)) is not None:
+        _wait_for_release(path, holder, why, device)
+        return None
     served: set[str] = set()
     if holder is not None:
         url = f"{holder.url}/v1"
         served = set(list_models(url, api_key=settings.api_key, timeout_s=5.0, trust_env=False))
     missing = sorted(set(models) - served)
     if holder is None or missing:
-        where = f"pid {holder.pid} at {holder.url}" if holder else "unknown process"
+        where = f"pid {holder.pid} at {holder.url}" if holder else "an unknown process"
+        if holder is not None and not served:
+            cause = (
+                "does not list its models: it does not answer, or it wants a bearer token "
+                "(set EDGESWARM_API_KEY to it)"
+            )
+        else:
+            cause = f"does not serve {', '.join(missing) or 'the requested models'}"
         raise DeviceBusyError(
-            f"another edgeswarm gateway ({where}) owns device {device} and does not serve "
-            f"{', '.join(missing) or 'the requested models'} (a gateway with a bearer token "
-            "lists nothing without it: set EDGESWARM_API_KEY); add them to its config, stop it, "
-            "or set EDGESWARM_BASE_URL to a gateway that serves them"
+            f"another edgeswarm gateway ({where}) owns device {device} and {cause}; add the "
+            "models to its config, stop it, or set EDGESWARM_BASE_URL to a gateway that serves "
+            "them"
         )
     _log.info("gateway_reused", url=holder.url, pid=holder.pid, models=list(models))
     return f"{holder.url}/v1"

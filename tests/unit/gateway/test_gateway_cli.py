@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import subprocess
 import sys
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -177,3 +181,72 @@ def test_footprint_estimates_err_on_the_safe_side_of_measurements() -> None:
     assert estimate_footprint(269 * 10**6, Device.CPU, 1) >= 3.2e9
     assert estimate_footprint(1260 * 10**6, Device.CPU, 2) >= 6.1e9
     assert estimate_footprint(1260 * 10**6, Device.CPU, 2) < 8e9
+
+
+HOLD = """
+import os, sys, time
+from pathlib import Path
+from runtime.gateway.lock import DeviceLock, LockHolder
+lock = DeviceLock(Path(sys.argv[1]), "cpu")
+lock.acquire(LockHolder(int(sys.argv[2] or 0) or os.getpid(), sys.argv[3], sys.argv[4]))
+print("held", flush=True)
+time.sleep(float(sys.argv[5]))
+"""
+
+
+@contextlib.contextmanager
+def hold_lock(
+    state_dir: Path, *, url: str, config: str, seconds: float
+) -> Iterator[subprocess.Popen[str]]:
+    """A process that holds the cpu device lock for ``seconds``, as a gateway would."""
+    args = [str(state_dir), "", url, config, str(seconds)]
+    with subprocess.Popen(
+        [sys.executable, "-c", HOLD, *args], cwd=ROOT, stdout=subprocess.PIPE, text=True
+    ) as holder:
+        try:
+            assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+            yield holder
+        finally:
+            holder.kill()
+
+
+def dead_pid() -> int:
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    return gone.pid
+
+
+def test_a_gateway_whose_run_crashed_is_waited_for_not_called_another_gateway(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    state = tmp_path / "state"
+    # its run (the pid in the config's name) is gone: the gateway is stopping, 2 s to go
+    config = str(state / "gateway" / f"embedded-{dead_pid()}-40000.yaml")
+    with hold_lock(state, url="http://127.0.0.1:9", config=config, seconds=2):
+        started = time.monotonic()
+        settings = load_settings(state_dir=state)
+        assert running_gateway(settings, Device.CPU, ["a"]) is None  # start your own now
+        assert 1 <= time.monotonic() - started < 30
+        assert "waiting for the previous gateway" in capsys.readouterr().err
+
+
+def test_a_live_gateway_that_does_not_answer_is_named_as_such(tmp_path: Path) -> None:
+    state = tmp_path / "state"
+    port = free_port()  # nothing listens there
+    allow_loopback_port(port)
+    with hold_lock(state, url=f"http://127.0.0.1:{port}", config="gw.yaml", seconds=60):
+        settings = load_settings(state_dir=state)
+        with pytest.raises(DeviceBusyError, match="does not list its models: it does not answer"):
+            running_gateway(settings, Device.CPU, ["a"])
+
+
+def test_a_dying_gateway_that_never_lets_go_is_named_after_the_wait(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    state = tmp_path / "state"
+    monkeypatch.setattr("runtime.gateway.embedded.RELEASE_WAIT_S", 0.5)
+    config = str(state / "gateway" / f"embedded-{dead_pid()}-40000.yaml")
+    with hold_lock(state, url="http://127.0.0.1:9", config=config, seconds=60) as holder:
+        settings = load_settings(state_dir=state)
+        with pytest.raises(DeviceBusyError, match=f"gateway pid {holder.pid} still holds"):
+            running_gateway(settings, Device.CPU, ["a"])
