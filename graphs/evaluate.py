@@ -184,10 +184,21 @@ AUDITOR_NODES = ("security_auditor", "performance_auditor")
 
 
 def model_seconds(metrics: Sequence[NodeMetrics]) -> float:
-    """Seconds of a swarm run's critical path spent in model calls, failed ones included.
+    """Seconds of a swarm run's wall time during which some model call was running.
 
-    The two auditors of a round run in parallel: the slower one counts.
+    Calls in parallel (the researcher beside the coder's candidates and the test writer, the
+    two auditors) overlap: the union of their intervals counts. Metrics without a start time
+    (older records) count the slower of each round's auditors and every other call in full.
     """
+    if metrics and all(m.started > 0 for m in metrics):
+        spans = sorted((m.started, m.started + m.seconds) for m in metrics)
+        total, (start, end) = 0.0, spans[0]
+        for begin, finish in spans[1:]:
+            if begin > end:
+                total, start, end = total + end - start, begin, finish
+            else:
+                end = max(end, finish)
+        return total + end - start
     serial = sum(m.seconds for m in metrics if m.node not in AUDITOR_NODES)
     rounds: dict[int, float] = {}
     for m in metrics:

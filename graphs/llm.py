@@ -225,12 +225,14 @@ def progress(metrics: NodeMetrics) -> None:
 def _metrics(
     node: str, trace: CallTrace, start: float, revision: int, *, model: str
 ) -> NodeMetrics:
+    now = time.monotonic()
     return NodeMetrics(
+        started=round(time.time() - (now - start), 3),
         node=node,
         model=model,
         prompt_tokens=trace.prompt_tokens,
         completion_tokens=trace.completion_tokens,
-        seconds=round(time.monotonic() - start, 3),
+        seconds=round(now - start, 3),
         swap_wait_s=round(trace.swap_wait_s, 3),
         attempts=max(1, len(trace.attempts)),
         revision=revision,

@@ -38,6 +38,8 @@ class NodeMetrics:
     """Revision round the call belonged to."""
     ok: bool = True
     """False when no attempt gave a usable answer (the node failed or fell back)."""
+    started: float = 0.0
+    """When the call began (epoch seconds; 0: not recorded): calls in parallel overlap."""
 
 
 @dataclass(kw_only=True)

@@ -213,3 +213,21 @@ def test_bench_servers_run_float32_where_bfloat16_is_emulated() -> None:
     assert bench_dtype(["avx2", "amx_bf16"])[0] == "bfloat16"
     assert bench_dtype([]) == ("bfloat16", "the stored weights' dtype")  # not x86 or unknown
     assert set(cpu_matmul_flags()) <= {"avx2", "avx512f", "avx512_bf16", "amx_bf16"}
+
+
+def test_calls_that_ran_at_the_same_time_count_once() -> None:
+    def m(node: str, started: float, seconds: float) -> NodeMetrics:
+        return NodeMetrics(
+            node=node,
+            model="m",
+            prompt_tokens=1,
+            completion_tokens=1,
+            seconds=seconds,
+            started=started,
+        )
+
+    # the researcher beside two candidates and the test writer, then two auditors together
+    metrics = [m("researcher", 100, 9), m("coder", 100, 10), m("coder", 100.5, 12)]
+    metrics += [m("test_writer", 101, 5), m("security_auditor", 120, 2)]
+    metrics += [m("performance_auditor", 120.5, 3)]
+    assert evaluate.model_seconds(metrics) == 12.5 + 3.5  # [100, 112.5] and [120, 123.5]
