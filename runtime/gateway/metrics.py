@@ -52,6 +52,8 @@ class GatewayMetrics:
         self.registry = CollectorRegistry(auto_describe=True)
         self.swaps: Counter[tuple[str, str]] = Counter()
         """Swap steps by (model, kind), as the scheduler's own count (see :meth:`swap_count`)."""
+        self.requests: Counter[tuple[str, str]] = Counter()
+        """Finished requests by (model, outcome), for the process itself (tests, the page)."""
         self.recent_swaps: deque[dict[str, Any]] = deque(maxlen=RECENT)
         """The last swap steps: when (epoch seconds), model, kind, seconds, why."""
         self.recent_requests: deque[dict[str, Any]] = deque(maxlen=RECENT)
@@ -153,6 +155,7 @@ class GatewayMetrics:
     def request(self, model: str, outcome: str, seconds: float | None = None) -> None:
         """Count one finished request by outcome (``ok``, ``queue_full``...), and time it."""
         self._requests.labels(model, outcome).inc()
+        self.requests[(model, outcome)] += 1
         self.recent_requests.append(
             {
                 "at": time.time(),
