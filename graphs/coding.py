@@ -150,21 +150,23 @@ async def test_writer(state: State, runtime: Runtime[Context]) -> dict[str, Any]
     return {"written_checks": written, "metrics": [answer.metrics]}
 
 
+def _call_key(check: Check) -> tuple[tuple[str, ...], str]:
+    return tuple(check.setup), check.call
+
+
 def merged_checks(statement: list[Check], written: list[Check]) -> list[Check]:
     """The statement's checks, then the written ones whose call they do not already make.
 
     A call the writer gave twice with different expectations is dropped: the writer is
     unsure of it, and either half would fail a right candidate. A repeat is kept once.
     """
-    known = {(tuple(check.setup), check.call) for check in statement}
+    known = {_call_key(check) for check in statement}
     wants: dict[tuple[tuple[str, ...], str], set[tuple[str, str | None]]] = {}
     for check in written:
-        wants.setdefault((tuple(check.setup), check.call), set()).add(
-            (check.expected, check.raises)
-        )
+        wants.setdefault(_call_key(check), set()).add((check.expected, check.raises))
     fresh: list[Check] = []
     for check in written:
-        key = (tuple(check.setup), check.call)
+        key = _call_key(check)
         if key in known or len(wants[key]) > 1:
             continue
         known.add(key)

@@ -45,7 +45,7 @@ from graphs.llm import NodeFailedError, ask_code, lease_model, warm_up
 from graphs.nodes import SOLUTION, validate_task
 from graphs.runner import run_swarm
 from graphs.state import InputState, NodeMetrics, OutputState
-from runtime.prefix_cache import Counters, endpoint_counters, total_hit_rate
+from runtime.prefix_cache import Counters, combined, endpoint_counters, total_hit_rate
 from tools.sandbox import SandboxUnavailable, run_tests, test_counts
 
 DEFAULT_TASKS = Path(__file__).resolve().parent.parent / "bench" / "tasks"
@@ -416,8 +416,8 @@ async def evaluate(
 
     The arms run one after the other (all swarm runs, then all direct calls), so neither
     competes with the other for the device. The summary's ``prefix_cache`` gives vLLM's
-    prefix-cache hit rate per arm and over the whole eval (None where the endpoint shows no
-    vLLM metrics).
+    prefix-cache hit rate per arm and over the arms together (None where the endpoint shows
+    no vLLM metrics).
     """
     if options.concurrency < 1:
         raise ValueError(f"concurrency must be at least 1, not {options.concurrency}")
@@ -437,7 +437,6 @@ async def evaluate(
         return await asyncio.to_thread(endpoint_counters, context.base_url, context.api_key)
 
     caching: dict[str, dict[str, Any] | None] = {}
-    first = await counters()
     warmed: dict[str, float] = {}
     if context.warm_up:
         # As a server that has been up a while: every grammar compiled before the first task.
@@ -449,7 +448,8 @@ async def evaluate(
         await asyncio.gather(*(one(arm, task) for task in tasks))
         arm_seconds[arm] = round(time.monotonic() - started, 1)
         caching[arm] = total_hit_rate(before, await counters())
-    caching["all"] = total_hit_rate(first, await counters())
+    # the arms' own stretches summed: a server stopped between arms takes no count with it
+    caching["all"] = combined(caching.values())
     rows = [results[t.name] for t in tasks]
     summary = summarize(rows, options.arms, arm_seconds)
     summary["prefix_cache"] = caching

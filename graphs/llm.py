@@ -166,8 +166,9 @@ async def ask(
                 resends=trace.resends,
                 seconds=metrics.seconds,
             )
-            progress(replace(metrics, ok=False))
-            raise NodeFailedError(f"{node}: {err}", replace(metrics, ok=False)) from err
+            failed = replace(metrics, ok=False)
+            progress(failed)
+            raise NodeFailedError(f"{node}: {err}", failed) from err
     metrics = _metrics(node, outcome.trace, start, revision, model=outcome.result.model)
     progress(metrics)
     _log.info(

@@ -155,7 +155,7 @@ def later_grammars(inputs: InputState) -> list[tuple[Role, type[BaseModel] | Non
     The summarizer answers only with lookups to condense (a workspace or a database).
     """
     skip: set[tuple[Role, type[BaseModel] | None]] = {("researcher", ResearchBrief)}
-    if brief_in_parallel(State(**{f.name: getattr(inputs, f.name) for f in fields(InputState)})):
+    if brief_in_parallel(inputs):
         skip |= {("researcher", TestSuite), ("coder", None)}
     if not (inputs.workspace or inputs.database):
         skip.add(("summarizer", StageSummary))

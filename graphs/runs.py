@@ -25,6 +25,7 @@ from typing import Any, Literal, TypeVar, cast
 from langchain_core.runnables import RunnableConfig
 
 from graphs.runs_db import RunsDatabase, RunsDatabaseError, SqliteRuns, open_database
+from runtime.process import process_alive, process_start
 from runtime.settings import PostgresURL
 
 RunStatus = Literal["running", "interrupted", "done", "failed"]
@@ -102,29 +103,6 @@ class RunRecord:
 
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
-
-
-def process_start(pid: int) -> int | None:
-    """When process ``pid`` started (clock ticks since boot), None if unknown or a zombie."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except (OSError, IndexError):
-        return None
-    return None if fields[0] == "Z" else int(fields[19])
-
-
-def process_alive(pid: int, start: int | None) -> bool:
-    """True while process ``pid`` runs and is the one that started at ``start`` (if known)."""
-    if Path("/proc/self/stat").exists():  # Linux: tells a zombie or a reused pid apart
-        now = process_start(pid)
-        return now is not None and (start is None or now == start)
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 class RunStore:

@@ -35,7 +35,7 @@ def route_to_auditors(state: State) -> list[str]:
     return ["security_auditor", "performance_auditor"]
 
 
-def brief_in_parallel(state: State) -> bool:
+def brief_in_parallel(state: InputState) -> bool:
     """Whether the researcher's brief can be written beside the code, not before it.
 
     The coder and the test writer read the task verbatim; the brief only feeds them an entry

@@ -9,6 +9,7 @@ edgeswarm gateway the servers are found through its ``GET /running``.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Any
 
 import httpx
@@ -83,3 +84,18 @@ def total_hit_rate(
     start = {key: sum(before.get(name, zero)[key] for name in after) for key in zero}
     end = {key: sum(counters[key] for counters in after.values()) for key in zero}
     return hit_rate(start, end)
+
+
+def combined(rates: Iterable[dict[str, Any] | None]) -> dict[str, Any] | None:
+    """One hit rate over stretches measured apart (each a :func:`hit_rate`); None if one is."""
+    queried = hit = 0
+    for rate in rates:
+        if rate is None:
+            return None
+        queried += rate["queried_tokens"]
+        hit += rate["hit_tokens"]
+    return {
+        "queried_tokens": queried,
+        "hit_tokens": hit,
+        "hit_rate": round(hit / queried, 4) if queried else None,
+    }

@@ -40,7 +40,7 @@ from runtime.gateway.lock import (
     read_holder,
 )
 from runtime.logs import get_logger
-from runtime.process import ManagedProcess, free_port
+from runtime.process import ManagedProcess, free_port, process_alive
 from runtime.provision import ModelStore
 from runtime.settings import Device, Settings
 from runtime.vllm import detect_device
@@ -156,19 +156,6 @@ RELEASE_WAIT_S = GATEWAY_STOP_TIMEOUT_S + 15.0
 """How long a new run waits for a dying embedded gateway to give the device up."""
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:  # a zombie has exited; only its parent has not reaped it yet
-        return Path(f"/proc/{pid}/stat").read_text().split(") ", 1)[1][0] != "Z"
-    except (OSError, IndexError):
-        return True
-
-
 def dying_reason(holder: LockHolder) -> str | None:
     """Why the lock's holder is on its way out, or None while it is a live gateway.
 
@@ -176,10 +163,10 @@ def dying_reason(holder: LockHolder) -> str | None:
     .yaml``) and stops when that run's process goes; after a crash it still holds the device
     for the seconds it takes to stop its model servers.
     """
-    if not _alive(holder.pid):
+    if not process_alive(holder.pid, None):
         return f"gateway pid {holder.pid} has exited"
     match = _EMBEDDED_CONFIG.search(holder.config)
-    if match and not _alive(int(match["owner"])):
+    if match and not process_alive(int(match["owner"]), None):
         return f"the run that started it (pid {match['owner']}) has exited, so it is stopping"
     return None
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from runtime.prefix_cache import endpoint_counters, prefix_counters, total_hit_rate
+from runtime.prefix_cache import combined, endpoint_counters, prefix_counters, total_hit_rate
 from tests.conftest import allow_loopback_port
 
 METRICS = """\
@@ -84,3 +84,11 @@ def test_a_plain_vllm_server_is_read_directly(server: dict[str, Any]) -> None:
 
 def test_an_endpoint_without_metrics_gives_none(server: dict[str, Any]) -> None:
     assert endpoint_counters(f"{server['root']}/v1") is None
+
+
+def test_stretches_measured_apart_combine_by_their_tokens() -> None:
+    swarm = {"queried_tokens": 300, "hit_tokens": 120, "hit_rate": 0.4}
+    plain = {"queried_tokens": 100, "hit_tokens": 0, "hit_rate": 0.0}
+    assert combined([swarm, plain]) == {"queried_tokens": 400, "hit_tokens": 120, "hit_rate": 0.3}
+    assert combined([swarm, None]) is None
+    assert combined([])["hit_rate"] is None  # type: ignore[index]

@@ -21,7 +21,8 @@ from pathlib import Path
 import pytest
 
 from graphs.cli import EXIT_ENVIRONMENT, EXIT_NO_RUN, EXIT_OK, EXIT_RUN_BUSY, EXIT_USAGE, main
-from graphs.runs import RunOptions, RunRecord, RunStore, process_alive, process_start, using
+from graphs.runs import RunOptions, RunRecord, RunStore, using
+from runtime.process import process_alive, process_start
 from runtime.settings import PostgresURL
 from tests.conftest import ROOT, FakeOpenAI
 from tests.unit.test_cli import approve_script
