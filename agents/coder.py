@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 import openai
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from pydantic import BaseModel, Field
 
 from agents.examples import EntryPoint
@@ -84,6 +84,23 @@ It failed:
 {failures}
 """
 """One earlier attempt in the unpruned history."""
+
+
+CoderPrompt = Literal["plain", "system"]
+"""How a candidate is asked: ``plain`` as a user asks a chat model (the task, then "reply with
+a code block"; no system prompt: the model's own template supplies its default), ``system``
+with the coder's rules above (:data:`SYSTEM`). A first round writes both: measured on the
+eval (2026-12-03), each prompt's greedy answer solved tasks the other did not."""
+
+PLAIN_ASK = "\n\nReply with the complete Python code in one ```python block."
+"""What a user adds to the task when asking a chat model for code (the eval's plain arm)."""
+
+
+def plain_messages(
+    task: str, entry: EntryPoint | None = None, notes: str = ""
+) -> list[BaseMessage]:
+    """The task as a user would send it to a chat model: one user turn, no system prompt."""
+    return [HumanMessage(task_text(task, entry, notes) + PLAIN_ASK)]
 
 
 def task_text(task: str, entry: EntryPoint | None, notes: str = "") -> str:

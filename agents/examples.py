@@ -15,8 +15,9 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-CheckSource = Literal["statement", "writer"]
-"""Where a check came from: the task's own examples, or the test writer agent."""
+CheckSource = Literal["statement", "writer", "probe"]
+"""statement: the task's own example; writer: the test writer's; probe: an input only
+observed, never judged (:mod:`agents.probes`)."""
 
 _MAX_CHECKS = 12
 _MAX_SOURCE = 400

@@ -5,11 +5,12 @@ Pure functions of the execution results (no I/O), so every rule is unit-tested o
 - a check's weight: the task's own examples are trusted (:data:`STATEMENT_WEIGHT`); a test
   writer's check weighs the share of candidates that pass it, so a check that contradicts
   every candidate (most likely a wrong expected value) weighs nothing;
-- a candidate's score: the weighted checks it passes; ties go to the behaviour most
-  candidates share (the same value returned, or the same exception raised, by every check's
-  call: independent samples that agree on what the code does are more likely right, even
-  where a check's expected value is wrong), then to the greedy candidate, then to the
-  earlier one, so a later revision replaces the best so far only when it passes more;
+- a candidate's score: the weighted checks it passes; ties go to the candidate that agrees
+  most with the others on what the code does (:func:`agreement`: the same value returned, or
+  the same exception raised, call by call, on the checks' calls and on the probes of
+  :mod:`agents.probes`; independent samples that agree are more likely right, even where a
+  check's expected value is wrong), then to the greedy candidate, then to the earlier one,
+  so a later revision replaces the best so far only when it passes more;
 - whether to revise: only when the best fails a check that some evidence supports (a stated
   example, or a writer's check that another candidate passes), with those failures as the
   concrete feedback.
@@ -17,11 +18,11 @@ Pure functions of the execution results (no I/O), so every rule is unit-tested o
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from agents.examples import Check
+from agents.probes import observation
 from tools.check_runner import CandidateRun
 
 STATEMENT_WEIGHT = 3.0
@@ -38,7 +39,7 @@ class Scored:
     """Its position in the candidates (all rounds, in order)."""
     score: float
     agreement: int
-    """How many gated candidates behave the same on every check's call (:func:`behaviour`)."""
+    """Calls on which another gated candidate did the same, summed over them (:func:`agreement`)."""
     passed: int
     failed: int
 
@@ -56,9 +57,32 @@ def support(checks: Sequence[Check], runs: Sequence[CandidateRun]) -> list[float
     return weights
 
 
-def behaviour(run: CandidateRun) -> tuple[tuple[bool, str, str], ...]:
-    """What a candidate did on each check's call: passed, what came back, the error's type."""
-    return tuple((v.ok, v.got, v.error.partition(":")[0]) for v in run.verdicts)
+def outcomes(run: CandidateRun, observed: Sequence[str] = ()) -> list[str]:
+    """What a candidate did, call by call: the checks' calls, then the probes ``observed``."""
+    return [observation(v.got, v.error) for v in run.verdicts] + list(observed)
+
+
+def agreement(runs: Sequence[CandidateRun], observed: Sequence[Sequence[str]] = ()) -> list[int]:
+    """For each candidate: on how many (call, other gated candidate) pairs both did the same.
+
+    A pairwise count, not the size of an exact-behaviour cluster: two right candidates that
+    differ on one call nobody specified (a tie broken another way) still agree on the rest.
+    ``observed``: each run's probe outcomes (empty where its probe run gave none). A candidate
+    that did not pass the gate agrees with nothing.
+    """
+    rows = [
+        outcomes(run, observed[i] if i < len(observed) else ()) if not run.gate else None
+        for i, run in enumerate(runs)
+    ]
+    counts: list[int] = []
+    for i, mine in enumerate(rows):
+        total = 0
+        for j, theirs in enumerate(rows):
+            if i == j or mine is None or theirs is None:
+                continue
+            total += sum(1 for a, b in zip(mine, theirs, strict=False) if a == b)
+        counts.append(total)
+    return counts
 
 
 def rank(
@@ -66,18 +90,20 @@ def rank(
     runs: Sequence[CandidateRun],
     greedy: Sequence[bool],
     blocked: Collection[int] = (),
+    observed: Sequence[Sequence[str]] = (),
 ) -> list[Scored]:
     """Candidates that passed the gate, best first (see the module's rules).
 
     ``blocked``: candidates a tool found a blocking problem in; they rank after every other.
+    ``observed``: each run's probe outcomes (:func:`agents.probes.observation`), or nothing.
     """
     weights = support(checks, runs)
-    behaviours = Counter(behaviour(run) for run in runs if not run.gate)
+    agreed = agreement(runs, observed)
     scored = [
         Scored(
             index=i,
             score=round(sum(w for w, v in zip(weights, run.verdicts, strict=True) if v.ok), 6),
-            agreement=behaviours[behaviour(run)],
+            agreement=agreed[i],
             passed=sum(run.passed),
             failed=len(run.verdicts) - sum(run.passed),
         )

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Coroutine
+from dataclasses import replace
 from typing import Any, Literal
 
 from langgraph.runtime import Runtime
@@ -19,8 +20,9 @@ from langgraph.runtime import Runtime
 from agents import coder as coder_agent
 from agents import test_writer as writer_agent
 from agents.checks import checks_module
-from agents.coder import CodeDraft
+from agents.coder import CodeDraft, CoderPrompt
 from agents.examples import Check, EntryPoint, entry_point_of
+from agents.probes import observation, probes
 from agents.selection import rank, required, supported_failures
 from graphs.context import Context, context_of
 from graphs.llm import Answer, NodeFailedError, ask, ask_code, failure
@@ -35,31 +37,55 @@ _SEED_STRIDE = 1000
 _log = get_logger("graph")
 
 
+def plan(ctx: Context, revision: int, count: int) -> list[tuple[float, int, CoderPrompt]]:
+    """Each candidate's (temperature, seed, prompt) for a round of ``count``.
+
+    A first round opens with the greedy answer to the plain prompt (what one plain call of
+    the model writes; it wins ties), then the greedy answer to the coder's own prompt, then
+    samples with distinct seeds, alternating the two prompts. A revision asks with the coder's
+    prompt and the failures: its greedy candidate first, then samples.
+    """
+    seeds = [ctx.seed + _SEED_STRIDE * revision + i for i in range(count)]
+    if revision:
+        again: list[tuple[float, int, CoderPrompt]] = [(0.0, seeds[0], "system")]
+        return again + [(ctx.sample_temperature, seed, "system") for seed in seeds[1:]]
+    rounds: list[tuple[float, int, CoderPrompt]] = [(0.0, ctx.seed, "plain")]
+    if count > 1:
+        rounds.append((0.0, ctx.seed, "system"))
+    for i, seed in enumerate(seeds[2:], start=2):
+        rounds.append((ctx.sample_temperature, seed, "plain" if i % 2 == 0 else "system"))
+    return rounds
+
+
 async def _candidates(
     state: State, ctx: Context, count: int, previous: str, failures: list[str]
 ) -> tuple[list[Candidate], list[NodeMetrics], list[str]]:
-    messages = coder_agent.coder_messages(
-        state.task.strip(),
-        entry_of(state),
-        notes=state.coder_briefing if state.research_notes else "",
-        previous=previous,
-        failures=failures,
-        history=[] if ctx.context_pruning else state.history,
-        order=ctx.prompt_layout,
-    )
-    plan = [(0.0, ctx.seed)] + [
-        (ctx.sample_temperature, ctx.seed + _SEED_STRIDE * state.revision + i)
-        for i in range(1, count)
-    ]
+    task, entry = state.task.strip(), entry_of(state)
+    notes = state.coder_briefing if state.research_notes else ""
+    messages = {
+        "system": coder_agent.coder_messages(
+            task,
+            entry,
+            notes=notes,
+            previous=previous,
+            failures=failures,
+            history=[] if ctx.context_pruning else state.history,
+            order=ctx.prompt_layout,
+        ),
+        "plain": coder_agent.plain_messages(task, entry, notes),
+    }
+    rounds = plan(ctx, state.revision, count)
     calls = [
-        ask_code(ctx, messages, revision=state.revision, sampling=(temp, seed), greedy=i == 0)
-        for i, (temp, seed) in enumerate(plan)
+        ask_code(
+            ctx, messages[prompt], revision=state.revision, sampling=(temp, seed), greedy=i == 0
+        )
+        for i, (temp, seed, prompt) in enumerate(rounds)
     ]
     answers = await _without_stragglers(calls, ctx.straggler_factor)
     made: list[Candidate] = []
     metrics: list[NodeMetrics] = []
     errors: list[str] = []
-    for (temp, seed), answer in zip(plan, answers, strict=True):
+    for (temp, seed, prompt), answer in zip(rounds, answers, strict=True):
         if answer is None:
             errors.append(f"candidate (seed {seed}) dropped: still writing long after the greedy")
         elif isinstance(answer, NodeFailedError):
@@ -70,7 +96,11 @@ async def _candidates(
         elif isinstance(answer, Answer):
             made.append(
                 Candidate(
-                    code=answer.value.code, revision=state.revision, greedy=temp == 0.0, seed=seed
+                    code=answer.value.code,
+                    revision=state.revision,
+                    greedy=temp == 0.0,
+                    seed=seed,
+                    prompt=prompt,
                 )
             )
             metrics.append(answer.metrics)
@@ -83,7 +113,8 @@ async def _without_stragglers(
     """Each call's answer (or its exception); None for a sampled one dropped as a straggler.
 
     The first call (the greedy candidate) is always awaited. The others get ``factor`` times
-    its time more once it is done, then are cancelled: that frees the server for the rest of
+    its time more once it has answered (all the time they need when it failed), then are
+    cancelled: that frees the server for the rest of
     the run, and the round waits for no answer that is looping to its token limit.
     """
     started = time.monotonic()
@@ -91,6 +122,9 @@ async def _without_stragglers(
     try:
         if factor is not None and len(tasks) > 1:
             await asyncio.wait(tasks[:1])
+            if tasks[0].exception() is not None:
+                factor = None  # no greedy answer: every other one is needed
+        if factor is not None and len(tasks) > 1:
             grace = factor * (time.monotonic() - started)
             _, late = await asyncio.wait(tasks[1:], timeout=grace)
             for task in late:
@@ -178,19 +212,30 @@ def _as_run(candidate: Candidate) -> CandidateRun:
     return CandidateRun(gate=candidate.gate, verdicts=tuple(candidate.verdicts))
 
 
-def _score(candidate: Candidate, checks: list[Check], state: State, ctx: Context) -> Candidate:
+PROBE_LIMIT_S = 0.5
+"""Time limit of one probe call (:mod:`agents.probes`): a right solution answers at once."""
+
+
+def _score(
+    candidate: Candidate, checks: list[Check], probed: list[Check], state: State, ctx: Context
+) -> Candidate:
     run = run_checks(candidate.code, checks, state.entry, timeout_s=ctx.sandbox_timeout_s)
     verdicts = list(run.verdicts)
     if not run.gate and len(verdicts) != len(checks):
         verdicts = [Verdict(False, error="not run")] * len(checks)
-    return Candidate(
-        code=candidate.code,
-        revision=candidate.revision,
-        greedy=candidate.greedy,
-        seed=candidate.seed,
-        gate=run.gate,
-        verdicts=verdicts,
-    )
+    observed: list[str] = []
+    if not run.gate and probed:
+        # A process of its own: a probe that hangs or kills it never costs a check's verdict.
+        seen = run_checks(
+            candidate.code,
+            probed,
+            state.entry,
+            per_check_s=PROBE_LIMIT_S,
+            timeout_s=ctx.sandbox_timeout_s,
+        )
+        if not seen.gate and len(seen.verdicts) == len(probed):
+            observed = [observation(v.got, v.error) for v in seen.verdicts]
+    return replace(candidate, gate=run.gate, verdicts=verdicts, observed=observed)
 
 
 def failure_line(check: Check, verdict: Verdict) -> str:
@@ -253,17 +298,20 @@ async def run_tests(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     checks = merged_checks(state.checks, state.written_checks)
     done = list(state.scored)
     new = state.candidates[len(done) :]
+    probed = probes(checks) if ctx.probes else []
     started = time.monotonic()
     try:
         scored = await asyncio.gather(
-            *(asyncio.to_thread(_score, c, checks, state, ctx) for c in new)
+            *(asyncio.to_thread(_score, c, checks, probed, state, ctx) for c in new)
         )
     except (SandboxUnavailable, ValueError) as err:
         return failure(RuntimeError(f"run_tests: {err}"))
     sandbox_s = round(time.monotonic() - started, 3)
     done += scored
     runs = [_as_run(c) for c in done]
-    ranking = rank(checks, runs, [c.greedy for c in done], set(state.blocked))
+    ranking = rank(
+        checks, runs, [c.greedy for c in done], set(state.blocked), [c.observed for c in done]
+    )
     must: list[int] = []
     failing: list[int] = []
     if ranking:

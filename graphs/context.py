@@ -79,6 +79,14 @@ class Context:
             "mostly looping to its token limit); None waits for every one."
         ),
     )
+    probes: bool = field(
+        default=True,
+        metadata=_doc(
+            "Run every candidate on inputs varied from the checks' (no expected values) and "
+            "break ties between candidates the checks cannot tell apart by how much each "
+            "does what the others do (agents.probes)."
+        ),
+    )
     research_tokens: int | None = field(
         default=None, metadata=_doc("Researcher's completion budget; None sizes it from schema.")
     )

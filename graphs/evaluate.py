@@ -35,9 +35,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 import httpx
-from langchain_core.messages import BaseMessage, HumanMessage
 
-from agents.coder import CODE_TOKENS, coder_messages
+from agents.coder import CODE_TOKENS, coder_messages, plain_messages
 from agents.examples import entry_point_of
 from agents.structured import chat_model, read_answer
 from graphs.context import Context
@@ -266,14 +265,6 @@ async def _graded_swarm(
         error=state.error,
         grading=checked.detail,
     )
-
-
-PLAIN_ASK = "\n\nReply with the complete Python code in one ```python block."
-
-
-def plain_messages(statement: str) -> list[BaseMessage]:
-    """The plain arm's prompt: the task verbatim, asking for a code block, and nothing else."""
-    return [HumanMessage(statement.strip() + PLAIN_ASK)]
 
 
 def first_code_block(text: str) -> str:

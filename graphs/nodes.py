@@ -321,6 +321,7 @@ async def finish(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
             Attempt(
                 revision=c.revision,
                 greedy=c.greedy,
+                prompt=c.prompt,
                 chosen=i == state.best,
                 gate=c.gate,
                 checks_passed=[v.ok for v in c.verdicts],

@@ -6,6 +6,7 @@ import operator
 from dataclasses import dataclass, field
 from typing import Annotated, Literal
 
+from agents.coder import CoderPrompt
 from agents.examples import Check, EntryPoint
 from agents.schemas import AuditReport, ResearchBrief
 from tools.check_runner import Verdict
@@ -79,6 +80,10 @@ class Candidate:
     """Why it could not be run as a solution ("" when it passed the gate)."""
     verdicts: list[Verdict] = field(default_factory=list)
     """Its verdict on each of the run's checks, in their order."""
+    prompt: CoderPrompt = "system"
+    """How it was asked (:data:`agents.coder.CoderPrompt`)."""
+    observed: list[str] = field(default_factory=list)
+    """What it did on each probe (:mod:`agents.probes`); empty when they gave nothing."""
 
 
 @dataclass(kw_only=True)
@@ -99,6 +104,8 @@ class Attempt:
 
     revision: int
     greedy: bool
+    prompt: str
+    """plain or system (:data:`agents.coder.CoderPrompt`)."""
     chosen: bool
     gate: str
     """Why it could not run as a solution ("" when it could)."""

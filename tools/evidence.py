@@ -115,7 +115,7 @@ def performance_probe(
     calls = calls[:_MAX_ITEMS]
     if not calls:
         return []
-    probes = [Check(call, "None", "writer") for call in calls]
+    probes = [Check(call, "None", "probe") for call in calls]
     run = run_checks(code, probes, entry, per_check_s=PROBE_LIMIT_S, timeout_s=60)
     found: list[Evidence] = []
     for call, verdict in zip(calls, run.verdicts, strict=False):

@@ -162,7 +162,7 @@ async def test_the_plain_arm_asks_as_a_user_would_and_grades_the_code_block(
     assert plain["outcomes"] == {"length": 1, "stop": 1}
     for body in fake_openai.requests():
         [message] = body["messages"]  # the task verbatim, and nothing of ours but the ask
-        assert message["role"] == "user" and message["content"].endswith(evaluate.PLAIN_ASK)
+        assert message["role"] == "user" and message["content"].endswith(coder.PLAIN_ASK)
         assert body["temperature"] == 0.0
         assert "structured_outputs" not in body and "response_format" not in body
 

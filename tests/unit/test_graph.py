@@ -122,9 +122,12 @@ async def test_candidates_are_chosen_by_execution(fake_openai: FakeOpenAI) -> No
     assert report is not None and report.outcome == "approved", report
     assert report.files["solution.py"] == GOOD_CODE and report.candidates == 3
     bodies = coder_bodies(fake_openai)
-    assert sorted((b["temperature"], b["seed"]) for b in bodies)[0] == (0.0, 0)
-    assert len({b["seed"] for b in bodies}) == 3  # distinct seeds
-    assert len({json.dumps(b["messages"]) for b in bodies}) == 1  # one shared prompt
+    # each prompt's greedy answer (the plain one: one user turn, as a user asks; the
+    # coder's own: its system prompt first), then a sample of the plain prompt
+    sent = sorted((b["temperature"], b["seed"], len(b["messages"])) for b in bodies)
+    assert sent == [(0.0, 0, 1), (0.0, 0, 2), (0.8, 2, 1)]
+    assert len({json.dumps(b["messages"]) for b in bodies}) == 2  # prompts shared
+    assert {a.prompt for a in report.attempts} == {"plain", "system"}
     assert [a.chosen for a in report.attempts].count(True) == 1
 
 
@@ -450,6 +453,10 @@ async def test_the_greedy_candidate_is_always_awaited_and_none_waits_for_all() -
     assert await _without_stragglers(calls, 0.0) == ["greedy", None]  # type: ignore[arg-type]
     calls = [_answer_after(0.1, "greedy"), _answer_after(0.5, "slow")]
     assert await _without_stragglers(calls, None) == ["greedy", "slow"]  # type: ignore[arg-type]
+    # a greedy call that failed leaves the others all the time they need
+    calls = [_answer_after(0.01, "error"), _answer_after(0.5, "slow")]
+    failed, slow = await _without_stragglers(calls, 0.0)  # type: ignore[arg-type]
+    assert isinstance(failed, ValueError) and slow == "slow"
 
 
 async def test_each_model_call_goes_out_on_the_custom_stream_as_it_ends(

@@ -122,7 +122,8 @@ def test_killed_run_resumes_without_redoing_finished_nodes(
 
     [row] = runs_json(capsys)
     assert row["thread_id"] == thread_id
-    assert row["status"] == "interrupted" and row["last_node"] == "test_writer"
+    # the coder is in flight; the brief's summary and the test writer end in either order
+    assert row["status"] == "interrupted" and row["last_node"] in {"test_writer", "summarize_brief"}
     assert row["task"] == "add two numbers" and row["outcome"] is None
 
     # resume takes the endpoint from the run's record: no --base-url here
@@ -144,7 +145,7 @@ def test_killed_run_resumes_without_redoing_finished_nodes(
     after = calls(fake_openai)
     assert after["ResearchBrief"] == 1 and after["TestSuite"] == 1 and after["AuditReport"] == 2
     assert after["code"] - before["code"] == 4
-    assert f"resuming thread {thread_id} after test_writer" in err
+    assert f"resuming thread {thread_id} after {row['last_node']}" in err
     assert "[researcher]" not in err and "[summarize_brief]" not in err and "[coder]" in err
     assert "unregistered type" not in err  # the checkpoint revived only the state's own types
 

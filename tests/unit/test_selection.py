@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agents.examples import Check, EntryPoint, entry_point_of, statement_checks
-from agents.selection import rank, required, supported_failures
+from agents.selection import agreement, rank, required, supported_failures
 from tools.check_runner import CandidateRun, Verdict, gate, run_checks
 from tools.evidence import bandit_scan, large_call
 
@@ -68,13 +68,31 @@ def test_a_tie_goes_to_what_most_candidates_return_not_to_the_greedy_one() -> No
 
     runs = [returns("'a b'x"), returns("'b a'"), returns("'b a'"), returns("'b a'")]
     best = rank(checks, runs, [True, False, False, False])[0]
-    assert best.index == 1 and best.agreement == 3
+    # with 2 others on both calls and with the greedy one on the second
+    assert best.index == 1 and best.agreement == 5
     # an error counts by its type, not its message
     raised = [
         CandidateRun("", (Verdict(False, "", "TypeError: x"), Verdict(True, "''"))),
         CandidateRun("", (Verdict(False, "", "TypeError: y"), Verdict(True, "''"))),
     ]
     assert rank(checks, [returns("1"), *raised], [True, False, False])[0].index == 1
+
+
+def test_probes_break_a_tie_the_checks_leave() -> None:
+    # longest_word-like: every candidate fails the same writer check, each returning its own
+    # value there (a tie broken three ways), so the checks' calls agree on nothing; on the
+    # probes the three right ones do the same and the greedy one does not
+    checks = [Check("f('a bb cc')", "'a'", "writer")]
+    runs = [CandidateRun("", (Verdict(False, repr(w)),)) for w in ("a", "bb", "cc", "bb ")]
+    right = ["'ccc'", "''", "raised ValueError"]
+    observed = [["'c'", "''", "'x'"], right, right, ["'ccc'", "''", "raised IndexError"]]
+    assert rank(checks, runs, [True, False, False, False])[0].index == 0
+    best = rank(checks, runs, [True, False, False, False], observed=observed)[0]
+    assert best.index == 1 and best.agreement == agreement(runs, observed)[1] == 6
+    # a run whose probes gave nothing is compared on the checks' calls alone
+    assert agreement(runs, [[], right, right, []]) == [0, 3, 3, 0]
+    # a gated-out run agrees with nothing
+    assert agreement([CandidateRun("syntax error"), *runs[1:]], observed)[0] == 0
 
 
 def test_evidence_from_bandit_and_large_inputs() -> None:

@@ -1,0 +1,158 @@
+"""Inputs that tell candidates apart: the checks' calls with their literal arguments varied.
+
+No model writes them and none carries an expected value. Every candidate that passed the gate
+runs them, and what each returns (or raises) is compared across candidates, as AlphaCode
+clusters samples by behaviour: independent samples that do the same thing on inputs nobody
+checked are more likely right than one that does something else. This decides between
+candidates that the checks cannot tell apart (they pass the same checks), which is where the
+eval saw the swarm choose a wrong candidate beside right ones.
+
+Pure functions (no I/O): :func:`probes` derives the calls, :func:`observation` turns one
+sandboxed outcome into a comparable key.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import re
+from collections.abc import Iterator, Sequence
+from itertools import zip_longest
+from typing import Any
+
+from agents.examples import Check
+
+MAX_PROBES = 16
+"""Probe calls per run (each candidate runs all of them in one sandboxed process)."""
+_PER_VALUE = 4
+"""Variants tried per argument."""
+_MAX_INT = 10**6
+"""Integers are varied only below this size, so a probe stays quick for a right solution."""
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+
+
+def _strings(text: str) -> list[str]:
+    half = text[: len(text) // 2]
+    return [text[::-1], text.swapcase(), half, "", f"  {text}  ", text + text]
+
+
+def _ints(number: int) -> list[int]:
+    if abs(number) >= _MAX_INT:
+        return []
+    return [number + 1, number * 2 if number else 3, number + 7, 0, -number]
+
+
+def _sequence(items: list[Any]) -> list[list[Any]]:
+    out: list[list[Any]] = [items[::-1], items[: len(items) // 2], [], items + items]
+    with contextlib.suppress(TypeError):
+        out.insert(1, sorted(items))
+    return out
+
+
+def variants(value: Any) -> list[Any]:
+    """Other values of ``value``'s type, near it: reversed, halved, empty, doubled, ..."""
+    found: list[Any]
+    if isinstance(value, bool) or value is None:
+        found = [] if value is None else [not value]
+    elif isinstance(value, int):
+        found = list(_ints(value))
+    elif isinstance(value, float):
+        found = [value * 2, value + 0.5, 0.0, -value]
+    elif isinstance(value, str):
+        found = list(_strings(value))
+    elif isinstance(value, list):
+        found = list(_sequence(value))
+    elif isinstance(value, tuple):
+        found = [tuple(v) for v in _sequence(list(value))]
+    elif isinstance(value, dict):
+        items = list(value.items())
+        found = [{}, dict(items[: len(items) // 2]), dict(items[::-1])]
+    else:
+        found = []
+    unique: list[Any] = []
+    for item in found:
+        if item != value and item not in unique:
+            unique.append(item)
+    return unique[:_PER_VALUE]
+
+
+def _literal_args(call: str) -> tuple[str, list[Any], dict[str, Any]] | None:
+    """The callee's source and the call's literal arguments (None: not a call of literals)."""
+    try:
+        node = ast.parse(call, mode="eval").body
+    except SyntaxError:
+        return None
+    if not isinstance(node, ast.Call) or any(isinstance(a, ast.Starred) for a in node.args):
+        return None
+    try:
+        args = [ast.literal_eval(a) for a in node.args]
+        kwargs = {k.arg: ast.literal_eval(k.value) for k in node.keywords if k.arg}
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return None
+    if len(kwargs) != len(node.keywords):
+        return None
+    return ast.unparse(node.func), args, kwargs
+
+
+def _source(callee: str, args: Sequence[Any], kwargs: dict[str, Any]) -> str:
+    parts = [repr(a) for a in args] + [f"{k}={v!r}" for k, v in kwargs.items()]
+    return f"{callee}({', '.join(parts)})"
+
+
+def _from_check(check: Check, others: Sequence[Check]) -> Iterator[str]:
+    """Probe calls from one check: each argument varied, then crossed with another check's."""
+    parsed = _literal_args(check.call)
+    if parsed is None:
+        return
+    callee, args, kwargs = parsed
+    for position, value in enumerate(args):
+        for other in variants(value):
+            yield _source(callee, [*args[:position], other, *args[position + 1 :]], kwargs)
+    for name, value in kwargs.items():
+        for other in variants(value):
+            yield _source(callee, args, {**kwargs, name: other})
+    for peer in others:
+        theirs = _literal_args(peer.call)
+        if theirs is None or theirs[0] != callee or len(theirs[1]) != len(args) or peer is check:
+            continue
+        for position in range(len(args)):
+            crossed = [*args[:position], theirs[1][position], *args[position + 1 :]]
+            yield _source(callee, crossed, kwargs)
+
+
+def probes(checks: Sequence[Check], limit: int = MAX_PROBES) -> list[Check]:
+    """Up to ``limit`` calls no check makes, varied from the checks' literal arguments.
+
+    Taken in turn from each check, so one long check does not fill the list. A check with
+    setup statements (a class's method calls) keeps its setup. The expected value is unused:
+    a probe is observed, never judged.
+    """
+    seen = {(tuple(c.setup), c.call) for c in checks}
+    streams = [
+        ((tuple(check.setup), call) for call in _from_check(check, checks))
+        for check in checks
+        if not check.raises
+    ]
+    chosen: list[Check] = []
+    for row in zip_longest(*streams):
+        for item in row:
+            if item is None or item in seen or len(item[1]) > 300:
+                continue
+            seen.add(item)
+            chosen.append(Check(call=item[1], expected="None", source="probe", setup=item[0]))
+            if len(chosen) >= limit:
+                return chosen
+    return chosen
+
+
+def observation(got: str, error: str) -> str:
+    """One probe's outcome as a key two candidates can share.
+
+    The value's repr (object addresses dropped), or the exception's type.
+    """
+    if error:
+        return "raised " + error.partition(":")[0]
+    return _ADDRESS.sub("", got)
+
+
+__all__ = ["MAX_PROBES", "observation", "probes", "variants"]
