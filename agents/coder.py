@@ -13,6 +13,7 @@ prefix cache serves the shared part and continuous batching decodes the candidat
 
 from __future__ import annotations
 
+import ast
 import time
 from collections.abc import Sequence
 from typing import Any, Literal
@@ -148,6 +149,48 @@ def code_of(text: str) -> str:
     return body.strip("\n") + "\n"
 
 
+_DEFINITIONS = (
+    ast.Import,
+    ast.ImportFrom,
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.ClassDef,
+    ast.Assign,
+    ast.AnnAssign,
+)
+
+
+def definitions(code: str) -> str:
+    """The module's imports, functions, classes and constants, its text kept as written.
+
+    Its other top-level statements are dropped: what a user keeps of an answer. The model
+    likes to append example calls and its own self-checks (often with wrong expected values,
+    or calling names it never defined) that would run, and fail, on import. Comments stay.
+    Code that does not parse is returned as it is, and so is code with nothing else to keep.
+    """
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return code
+    dropped = [node for node in tree.body if not isinstance(node, _DEFINITIONS)]
+    if not dropped or len(dropped) == len(tree.body):
+        return code
+    kept_lines = {
+        line
+        for node in tree.body
+        if isinstance(node, _DEFINITIONS)
+        for line in (node.lineno, node.end_lineno or node.lineno)
+    }
+    if any(line in kept_lines for n in dropped for line in (n.lineno, n.end_lineno)):
+        # `x = 1; print(x)`: one line holds both, so the statements are written anew
+        kept: list[ast.stmt] = [node for node in tree.body if isinstance(node, _DEFINITIONS)]
+        return ast.unparse(ast.Module(body=kept, type_ignores=[])) + "\n"
+    lines = code.splitlines(keepends=True)
+    for node in reversed(dropped):
+        del lines[node.lineno - 1 : node.end_lineno or node.lineno]
+    return "".join(lines).rstrip("\n") + "\n"
+
+
 def grammar_body() -> dict[str, Any]:
     """The request field that makes vLLM decode exactly one fenced code block."""
     return {"structured_outputs": {"grammar": CODE_GRAMMAR}}
@@ -178,7 +221,7 @@ async def ainvoke_code(
     if not text.startswith("```") or not code_of(text).strip():
         raise InvalidOutputError(model, "the answer holds no fenced code block", text, **cost)
     return StructuredResult(
-        value=schema(code=code_of(text)),
+        value=schema(code=definitions(code_of(text))),
         model=model,
         seconds=time.monotonic() - start,
         finish_reason=finish or "stop",

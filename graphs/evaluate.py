@@ -24,7 +24,6 @@ attempt (no retry with a larger budget, no fallback).
 
 from __future__ import annotations
 
-import ast
 import asyncio
 import re
 import time
@@ -36,7 +35,7 @@ from typing import Any, Literal
 
 import httpx
 
-from agents.coder import CODE_TOKENS, coder_messages, plain_messages
+from agents.coder import CODE_TOKENS, coder_messages, definitions, plain_messages
 from agents.examples import entry_point_of
 from agents.structured import chat_model, read_answer
 from graphs.context import Context
@@ -271,32 +270,6 @@ def first_code_block(text: str) -> str:
     """The first ```python block of an answer (the whole answer when it has none)."""
     found = re.search(r"```(?:python|py)?[^\n]*\n(.*?)(?:```|\Z)", text, re.DOTALL)
     return (found[1] if found else text).strip("\n") + "\n"
-
-
-_DEFINITIONS = (
-    ast.Import,
-    ast.ImportFrom,
-    ast.FunctionDef,
-    ast.AsyncFunctionDef,
-    ast.ClassDef,
-    ast.Assign,
-    ast.AnnAssign,
-)
-
-
-def definitions(code: str) -> str:
-    """The module's imports, functions, classes and constants, without the top-level calls.
-
-    What a user keeps of an answer: the model likes to append example calls and its own
-    self-checks (often with wrong expected values) that would run, and fail, on import. Code
-    that does not parse is returned as it is.
-    """
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:
-        return code
-    kept: list[ast.stmt] = [node for node in tree.body if isinstance(node, _DEFINITIONS)]
-    return ast.unparse(ast.Module(body=kept, type_ignores=[])) + "\n" if kept else code
 
 
 async def plain_arm(task: EvalTask, context: Context, grade_timeout_s: float) -> ArmResult:
