@@ -38,6 +38,14 @@ class Check:
     raises: str | None = None
     """The exception class name the call must raise instead of returning."""
 
+    def key(self) -> tuple[tuple[str, ...], str]:
+        """What the check runs (its setup and call), whatever it expects.
+
+        Two checks with the same key make the same call. The setup as a tuple (a check revived
+        from a checkpoint holds a list).
+        """
+        return tuple(self.setup), self.call
+
     def label(self) -> str:
         """The check as one line of Python a person reads: ``f(1) == 2``."""
         prefix = "; ".join(self.setup)

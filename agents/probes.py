@@ -76,7 +76,11 @@ def variants(value: Any) -> list[Any]:
     return unique[:_PER_VALUE]
 
 
-def _literal_args(call: str) -> tuple[str, list[Any], dict[str, Any]] | None:
+Parsed = tuple[str, list[Any], dict[str, Any]]
+"""A call of literals: the callee's source, its positional and its keyword arguments."""
+
+
+def _literal_args(call: str) -> Parsed | None:
     """The callee's source and the call's literal arguments (None: not a call of literals)."""
     try:
         node = ast.parse(call, mode="eval").body
@@ -99,11 +103,8 @@ def _source(callee: str, args: Sequence[Any], kwargs: dict[str, Any]) -> str:
     return f"{callee}({', '.join(parts)})"
 
 
-def _from_check(check: Check, others: Sequence[Check]) -> Iterator[str]:
+def _from_check(parsed: Parsed, peers: Sequence[Parsed]) -> Iterator[str]:
     """Probe calls from one check: each argument varied, then crossed with another check's."""
-    parsed = _literal_args(check.call)
-    if parsed is None:
-        return
     callee, args, kwargs = parsed
     for position, value in enumerate(args):
         for other in variants(value):
@@ -111,9 +112,8 @@ def _from_check(check: Check, others: Sequence[Check]) -> Iterator[str]:
     for name, value in kwargs.items():
         for other in variants(value):
             yield _source(callee, args, {**kwargs, name: other})
-    for peer in others:
-        theirs = _literal_args(peer.call)
-        if theirs is None or theirs[0] != callee or len(theirs[1]) != len(args) or peer is check:
+    for theirs in peers:
+        if theirs is parsed or theirs[0] != callee or len(theirs[1]) != len(args):
             continue
         for position in range(len(args)):
             crossed = [*args[:position], theirs[1][position], *args[position + 1 :]]
@@ -127,11 +127,13 @@ def probes(checks: Sequence[Check], limit: int = MAX_PROBES) -> list[Check]:
     setup statements (a class's method calls) keeps its setup. The expected value is unused:
     a probe is observed, never judged.
     """
-    seen = {(tuple(c.setup), c.call) for c in checks}
+    seen = {check.key() for check in checks}
+    parsed = [(check, _literal_args(check.call)) for check in checks]
+    peers = [call for _, call in parsed if call is not None]
     streams = [
-        ((tuple(check.setup), call) for call in _from_check(check, checks))
-        for check in checks
-        if not check.raises
+        ((tuple(check.setup), call) for call in _from_check(literal, peers))
+        for check, literal in parsed
+        if literal is not None and not check.raises
     ]
     chosen: list[Check] = []
     for row in zip_longest(*streams):

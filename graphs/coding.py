@@ -114,23 +114,21 @@ async def _without_stragglers(
 
     The first call (the greedy candidate) is always awaited. The others get ``factor`` times
     its time more once it has answered (all the time they need when it failed), then are
-    cancelled: that frees the server for the rest of
-    the run, and the round waits for no answer that is looping to its token limit.
+    cancelled: that frees the server for the rest of the run, and the round waits for no
+    answer that is looping to its token limit.
     """
     started = time.monotonic()
     tasks = [asyncio.ensure_future(call) for call in calls]
     try:
         if factor is not None and len(tasks) > 1:
             await asyncio.wait(tasks[:1])
-            if tasks[0].exception() is not None:
-                factor = None  # no greedy answer: every other one is needed
-        if factor is not None and len(tasks) > 1:
-            grace = factor * (time.monotonic() - started)
-            _, late = await asyncio.wait(tasks[1:], timeout=grace)
-            for task in late:
-                task.cancel()
-            if late:
-                _log.info("candidates_dropped", count=len(late), grace_s=round(grace, 1))
+            if tasks[0].exception() is None:  # no greedy answer: every other one is needed
+                grace = factor * (time.monotonic() - started)
+                _, late = await asyncio.wait(tasks[1:], timeout=grace)
+                for task in late:
+                    task.cancel()
+                if late:
+                    _log.info("candidates_dropped", count=len(late), grace_s=round(grace, 1))
         await asyncio.wait(tasks)
     finally:
         for task in tasks:
@@ -184,23 +182,19 @@ async def test_writer(state: State, runtime: Runtime[Context]) -> dict[str, Any]
     return {"written_checks": written, "metrics": [answer.metrics]}
 
 
-def _call_key(check: Check) -> tuple[tuple[str, ...], str]:
-    return tuple(check.setup), check.call
-
-
 def merged_checks(statement: list[Check], written: list[Check]) -> list[Check]:
     """The statement's checks, then the written ones whose call they do not already make.
 
     A call the writer gave twice with different expectations is dropped: the writer is
     unsure of it, and either half would fail a right candidate. A repeat is kept once.
     """
-    known = {_call_key(check) for check in statement}
+    known = {check.key() for check in statement}
     wants: dict[tuple[tuple[str, ...], str], set[tuple[str, str | None]]] = {}
     for check in written:
-        wants.setdefault(_call_key(check), set()).add((check.expected, check.raises))
+        wants.setdefault(check.key(), set()).add((check.expected, check.raises))
     fresh: list[Check] = []
     for check in written:
-        key = _call_key(check)
+        key = check.key()
         if key in known or len(wants[key]) > 1:
             continue
         known.add(key)

@@ -149,19 +149,23 @@ def test_orchestration_overhead_and_context_pruning_run_on_the_fake_model(tmp_pa
     assert "8. effectiveness  error" in table
 
 
-def test_the_critical_path_counts_parallel_auditors_once() -> None:
-    def m(node: str, seconds: float, revision: int = 0) -> NodeMetrics:
-        return NodeMetrics(
-            node=node,
-            model="m",
-            prompt_tokens=1,
-            completion_tokens=1,
-            seconds=seconds,
-            revision=revision,
-        )
+def metric(node: str, seconds: float, revision: int = 0, started: float = 0.0) -> NodeMetrics:
+    """One call of ``node`` that took ``seconds`` (one token each way)."""
+    return NodeMetrics(
+        node=node,
+        model="m",
+        prompt_tokens=1,
+        completion_tokens=1,
+        seconds=seconds,
+        revision=revision,
+        started=started,
+    )
 
-    metrics = [m("researcher", 2.0), m("coder", 3.0), m("security_auditor", 1.0)]
-    metrics += [m("performance_auditor", 1.5), m("coder", 1.0, 1), m("security_auditor", 0.5, 1)]
+
+def test_the_critical_path_counts_parallel_auditors_once() -> None:
+    metrics = [metric("researcher", 2.0), metric("coder", 3.0), metric("security_auditor", 1.0)]
+    metrics += [metric("performance_auditor", 1.5), metric("coder", 1.0, 1)]
+    metrics += [metric("security_auditor", 0.5, 1)]
     assert evaluate.model_seconds(metrics) == 2.0 + 3.0 + 1.5 + 1.0 + 0.5
 
 
@@ -217,14 +221,7 @@ def test_bench_servers_run_float32_where_bfloat16_is_emulated() -> None:
 
 def test_calls_that_ran_at_the_same_time_count_once() -> None:
     def m(node: str, started: float, seconds: float) -> NodeMetrics:
-        return NodeMetrics(
-            node=node,
-            model="m",
-            prompt_tokens=1,
-            completion_tokens=1,
-            seconds=seconds,
-            started=started,
-        )
+        return metric(node, seconds, started=started)
 
     # the researcher beside two candidates and the test writer, then two auditors together
     metrics = [m("researcher", 100, 9), m("coder", 100, 10), m("coder", 100.5, 12)]
