@@ -2,10 +2,13 @@
 
 Small models write code best the way they were trained: the task in, a ```python block out.
 Wrapping code in a JSON string or a bounded list of lines cut 18 of 51 answers in an earlier
-eval, because guided decoding enforces ``maxLength``/``maxItems`` as hard limits. So the coder
-is still a guided call, but its grammar (vLLM ``structured_outputs.grammar``, xgrammar EBNF)
-is exactly one fenced block of free text: the code is never cut by a bound, the answer always
-parses into a :class:`CodeDraft`, and ``finish_reason`` still says whether it ended.
+eval, because guided decoding enforces ``maxLength``/``maxItems`` as hard limits. So the
+coder's own prompt is still a guided call, but its grammar (vLLM
+``structured_outputs.grammar``, xgrammar EBNF) is exactly one fenced block of free text:
+the code is never cut by a bound, the answer always parses into a :class:`CodeDraft`, and
+``finish_reason`` still says whether it ended. The plain prompt is asked with nothing added,
+exactly as one plain call of the model (the baseline the swarm must beat): its first fenced
+block is the code.
 
 Every candidate of a round shares one prompt (the task verbatim, then any feedback), so vLLM's
 prefix cache serves the shared part and continuous batching decodes the candidates together.
@@ -14,6 +17,7 @@ prefix cache serves the shared part and continuous batching decodes the candidat
 from __future__ import annotations
 
 import ast
+import re
 import time
 from collections.abc import Sequence
 from typing import Any, Literal
@@ -89,7 +93,8 @@ It failed:
 
 CoderPrompt = Literal["plain", "system"]
 """How a candidate is asked: ``plain`` as a user asks a chat model (the task, then "reply with
-a code block"; no system prompt: the model's own template supplies its default), ``system``
+a code block"; no system prompt: the model's own template supplies its default; no grammar and
+no stop strings, see :func:`ainvoke_plain_code`), ``system``
 with the coder's rules above (:data:`SYSTEM`). A first round writes both: measured on the
 eval (2026-12-03), each prompt's greedy answer solved tasks the other did not."""
 
@@ -134,6 +139,17 @@ def coder_messages(
     elif previous and failures:
         user += FEEDBACK.format(code=previous.rstrip(), failures="\n".join(failures))
     return layout(SYSTEM, user, order)
+
+
+_FENCE = re.compile(r"```[^\n`]*\n(.*?)(```|\Z)", re.DOTALL)
+
+
+def fenced_block(text: str) -> tuple[str, bool] | None:
+    """The first fenced block of a free answer and whether it was closed; None without one."""
+    found = _FENCE.search(text)
+    if found is None:
+        return None
+    return found[1].strip("\n") + "\n", bool(found[2])
 
 
 def code_of(text: str) -> str:
@@ -189,6 +205,42 @@ def definitions(code: str) -> str:
     for node in reversed(dropped):
         del lines[node.lineno - 1 : node.end_lineno or node.lineno]
     return "".join(lines).rstrip("\n") + "\n"
+
+
+async def ainvoke_plain_code(
+    llm: BaseChatModel, schema: type[CodeDraft], messages: Sequence[BaseMessage], model: str
+) -> StructuredResult[CodeDraft]:
+    """One plain call, exactly as a user makes it: its first code block's definitions.
+
+    No grammar and no stop strings. The answer may explain before and after its code; an
+    answer cut at its budget after the block was closed still holds the whole code.
+
+    Raises :class:`TruncatedOutputError` when the budget cut the block itself, and
+    :class:`InvalidOutputError` when there is no fenced block.
+    """
+    start = time.monotonic()
+    try:
+        raw = await llm.ainvoke(list(messages))
+    except (TimeoutError, openai.APIError) as err:
+        raise request_failure(model, err) from err
+    if not isinstance(raw, AIMessage):
+        raise InvalidOutputError(model, f"the chat model answered {type(raw).__name__}")
+    answer = read_answer(raw)
+    text, finish, cost = answer.text, answer.finish_reason, answer.cost()
+    block = fenced_block(text)
+    if block is not None and not block[1] and finish == "length":
+        raise TruncatedOutputError(
+            model, "the code block was cut off (finish_reason=length)", text, **cost
+        )
+    if block is None or not block[0].strip():
+        raise InvalidOutputError(model, "the answer holds no fenced code block", text, **cost)
+    return StructuredResult(
+        value=schema(code=definitions(block[0])),
+        model=model,
+        seconds=time.monotonic() - start,
+        finish_reason=finish or "stop",
+        **cost,
+    )
 
 
 def grammar_body() -> dict[str, Any]:

@@ -791,8 +791,8 @@ def token_counter(model_dir: Path) -> Any:
 
 
 def _node_of(body: dict[str, Any]) -> str:
-    if "grammar" in (body.get("structured_outputs") or {}):
-        return "coder"
+    if "grammar" in (body.get("structured_outputs") or {}) or not body.get("response_format"):
+        return "coder"  # a guided code block, or the plain prompt's free answer
     schema = ((body.get("response_format") or {}).get("json_schema") or {}).get("name", "")
     text = json.dumps(body.get("messages", []))
     if schema == "AuditReport":

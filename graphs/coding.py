@@ -40,9 +40,10 @@ _log = get_logger("graph")
 def plan(ctx: Context, revision: int, count: int) -> list[tuple[float, int, CoderPrompt]]:
     """Each candidate's (temperature, seed, prompt) for a round of ``count``.
 
-    A first round opens with the greedy answer to the plain prompt (what one plain call of
-    the model writes; it wins ties), then the greedy answer to the coder's own prompt, then
-    samples with distinct seeds, alternating the two prompts. A revision asks with the coder's
+    A first round opens with the greedy answer to the plain prompt, asked as a user asks (no
+    grammar, no stop strings: what one plain call of the model writes; it wins ties), then
+    the greedy answer to the coder's own prompt, then samples with distinct seeds,
+    alternating the two prompts. A revision asks with the coder's
     prompt and the failures: its greedy candidate first, then samples.
     """
     seeds = [ctx.seed + _SEED_STRIDE * revision + i for i in range(count)]
@@ -72,12 +73,18 @@ async def _candidates(
             history=[] if ctx.context_pruning else state.history,
             order=ctx.prompt_layout,
         ),
-        "plain": coder_agent.plain_messages(task, entry, notes),
+        # exactly one plain call of the model (the eval's plain arm): the task, no notes
+        "plain": coder_agent.plain_messages(task, entry),
     }
     rounds = plan(ctx, state.revision, count)
     calls = [
         ask_code(
-            ctx, messages[prompt], revision=state.revision, sampling=(temp, seed), greedy=i == 0
+            ctx,
+            messages[prompt],
+            revision=state.revision,
+            sampling=(temp, seed),
+            greedy=i == 0,
+            plain=prompt == "plain",
         )
         for i, (temp, seed, prompt) in enumerate(rounds)
     ]

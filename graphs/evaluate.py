@@ -35,7 +35,7 @@ from typing import Any, Literal
 
 import httpx
 
-from agents.coder import CODE_TOKENS, coder_messages, definitions, plain_messages
+from agents.coder import CODE_TOKENS, coder_messages, definitions, fenced_block, plain_messages
 from agents.examples import entry_point_of
 from agents.structured import chat_model, read_answer
 from graphs.context import Context
@@ -267,9 +267,9 @@ async def _graded_swarm(
 
 
 def first_code_block(text: str) -> str:
-    """The first ```python block of an answer (the whole answer when it has none)."""
-    found = re.search(r"```(?:python|py)?[^\n]*\n(.*?)(?:```|\Z)", text, re.DOTALL)
-    return (found[1] if found else text).strip("\n") + "\n"
+    """The first fenced block of an answer (the whole answer when it has none)."""
+    block = fenced_block(text)
+    return block[0] if block else text.strip("\n") + "\n"
 
 
 async def plain_arm(task: EvalTask, context: Context, grade_timeout_s: float) -> ArmResult:

@@ -16,7 +16,7 @@ from langgraph.config import get_stream_writer
 from pydantic import BaseModel
 
 from agents.call import AgentCallError, CallPolicy, CallTrace, Invoker, call_structured
-from agents.coder import CODE_TOKENS, CodeDraft, ainvoke_code
+from agents.coder import CODE_TOKENS, CodeDraft, ainvoke_code, ainvoke_plain_code
 from agents.schemas import AuditReport, ResearchBrief, StageSummary
 from agents.structured import StructuredOutputError, ainvoke_structured, chat_model, token_budget
 from agents.test_writer import TestSuite
@@ -191,11 +191,13 @@ async def ask_code(
     sampling: tuple[float, int],
     greedy: bool,
     node: str = "coder",
+    plain: bool = False,
 ) -> Answer[CodeDraft]:
     """One coder candidate: a fenced code block from the coder's model (see agents.coder).
 
     The greedy candidate gets the whole policy (a larger budget when cut off, the fallback
-    model); a sampled one a single attempt: the other candidates stand in for it.
+    model); a sampled one a single attempt: the other candidates stand in for it. ``plain``
+    asks as a user does, with no grammar and no stop strings (its first code block is kept).
     """
     return await ask(
         ctx,
@@ -207,7 +209,7 @@ async def ask_code(
         max_tokens=ctx.coder_tokens or CODE_TOKENS,
         single_attempt=not greedy,
         sampling=sampling,
-        invoke=ainvoke_code,
+        invoke=ainvoke_plain_code if plain else ainvoke_code,
     )
 
 

@@ -17,7 +17,8 @@ It behaves like ``vllm.entrypoints.openai.api_server`` where the gateway can tel
 server-sent events when ``stream`` is true; a ``response_format`` json_schema request gets a
 minimal instance of the schema, or the answer ``--answers`` (a JSON object keyed by schema
 name) holds for that schema's name: canned answers for whole swarm runs; a request with a
-``structured_outputs`` grammar (the coder's code block) gets the answer under ``"code"``. With
+``structured_outputs`` grammar (the coder's code block) gets the answer under ``"code"``, and
+so does a free request when ``"code"`` is given (the coder's plain prompt). With
 ``--sleep-mode`` it has vLLM's dev-mode sleep routes: ``POST /sleep?level=N``,
 ``POST /wake_up``, ``GET /is_sleeping`` (and ``/collective_rpc``, ``/reset_prefix_cache``);
 asleep, it refuses completions. ``GET /_fake/info`` reports its pid, footprint (declared on
@@ -183,6 +184,8 @@ def answer_text(body: dict[str, Any], state: Backend) -> str:
         return json.dumps(instance(schema, schema.get("$defs", {})))
     if "grammar" in (body.get("structured_outputs") or {}):  # the coder's fenced code block
         return str(state.answers.get("code", "```python\npass\n```"))
+    if "code" in state.answers:  # a free answer: the coder's plain prompt
+        return str(state.answers["code"])
     return f"fake answer from {state.model}"
 
 

@@ -2,10 +2,21 @@
 
 from __future__ import annotations
 
-from langchain_core.messages import HumanMessage
+import pytest
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage, HumanMessage
 
-from agents.coder import PLAIN_ASK, code_of, definitions, plain_messages
+from agents.coder import (
+    PLAIN_ASK,
+    CodeDraft,
+    ainvoke_plain_code,
+    code_of,
+    definitions,
+    fenced_block,
+    plain_messages,
+)
 from agents.examples import EntryPoint
+from agents.structured import InvalidOutputError, TruncatedOutputError
 
 ANSWER = '''import math
 
@@ -45,3 +56,38 @@ def test_the_plain_prompt_is_the_task_as_one_user_turn() -> None:
     named = plain_messages("Add two numbers.", EntryPoint("add", "function", ("a", "b")))
     assert named[0].content == "Add two numbers.\n\nDefine `add`." + PLAIN_ASK
     assert code_of("```python\nx = 1\n```") == "x = 1\n"
+
+
+def _chat(text: str, finish: str) -> GenericFakeChatModel:
+    reply = AIMessage(text, response_metadata={"finish_reason": finish})
+    return GenericFakeChatModel(messages=iter([reply]))
+
+
+def test_fenced_block_finds_the_first_block_and_whether_it_closed() -> None:
+    assert fenced_block("Here:\n```python\nx = 1\n```\nand\n```\ny = 2\n```") == ("x = 1\n", True)
+    assert fenced_block("```py\nx = 1\n") == ("x = 1\n", False)
+    assert fenced_block("no code here") is None
+
+
+async def test_a_plain_answer_keeps_its_first_block_as_a_user_would() -> None:
+    text = "Sure! Here it is:\n```python\n" + ANSWER + "```\nThis works because..."
+    result = await ainvoke_plain_code(_chat(text, "stop"), CodeDraft, plain_messages("t"), "m")
+    assert result.value.code == definitions(ANSWER) and "print(" not in result.value.code
+    # the budget ran out in the explanation after the block: the code is whole
+    late = await ainvoke_plain_code(_chat(text, "length"), CodeDraft, plain_messages("t"), "m")
+    assert late.value.code == result.value.code and late.finish_reason == "length"
+
+
+@pytest.mark.parametrize(
+    ("text", "finish", "error"),
+    [
+        ("```python\ndef f():\n    return", "length", TruncatedOutputError),
+        ("I cannot write that.", "stop", InvalidOutputError),
+        ("```python\n\n```", "stop", InvalidOutputError),
+    ],
+)
+async def test_a_plain_answer_without_whole_code_is_refused(
+    text: str, finish: str, error: type[Exception]
+) -> None:
+    with pytest.raises(error):
+        await ainvoke_plain_code(_chat(text, finish), CodeDraft, plain_messages("t"), "m")

@@ -102,9 +102,10 @@ def test_grade_runs_the_hidden_tests_in_the_sandbox() -> None:
 async def test_both_arms_are_graded_and_summarized(tmp_path: Path, fake_openai: FakeOpenAI) -> None:
     tasks = evaluate.load_tasks(task_set(tmp_path / "set"))
     # swarm arm: each run approves GOOD_CODE, except that 02's first coder answer is cut off
-    # (a retry with a larger budget follows: not schema-valid on the first try)
+    # inside its code block (a retry with a larger budget follows: not valid on the first try)
     fake_openai.script(brief(), *round_steps(GOOD_CODE))
-    fake_openai.script(brief(), code(GOOD_CODE, finish_reason="length"), *round_steps(GOOD_CODE))
+    cut = {"schema": "", "content": "```python\ndef add(a, b):\n", "finish_reason": "length"}
+    fake_openai.script(brief(), cut, *round_steps(GOOD_CODE))
     # direct arm: 01 right, 02 wrong
     fake_openai.script(code(GOOD_CODE, contains="(01_add)"), code(BAD_CODE, contains="(02_add"))
     seen: list[tuple[str, str, bool]] = []

@@ -85,7 +85,8 @@ def chat_bodies(fake: FakeOpenAI, schema: str | None = None) -> list[dict[str, A
 
 
 def coder_bodies(fake: FakeOpenAI) -> list[dict[str, Any]]:
-    return [body for body in fake.requests() if "structured_outputs" in body]
+    """The coder's requests: guided code blocks, and the plain prompt's free requests."""
+    return [body for body in fake.requests() if "response_format" not in body]
 
 
 async def test_approve_path(fake_openai: FakeOpenAI) -> None:
@@ -103,8 +104,10 @@ async def test_approve_path(fake_openai: FakeOpenAI) -> None:
     assert sorted(nodes[3:]) == ["performance_auditor", "security_auditor"]
     assert report.prompt_tokens == sum(m.prompt_tokens for m in state.metrics) > 0
     [body] = coder_bodies(fake_openai)
-    # the code is a free fenced block under a grammar: no JSON schema, nothing to cut it
-    assert "grammar" in body["structured_outputs"] and "response_format" not in body
+    # the first candidate is one plain call, as a user makes it: the task verbatim in one user
+    # turn, no JSON schema, no grammar, no stop strings; its first code block is the code
+    assert len(body["messages"]) == 1 and "stop" not in body
+    assert "structured_outputs" not in body and "response_format" not in body
     assert body["messages"][-1]["content"].startswith("Write `add(a, b)`.")  # verbatim
 
 
@@ -219,7 +222,13 @@ async def test_a_task_without_a_function_ends_clearly(fake_openai: FakeOpenAI, t
 async def test_a_cut_off_candidate_is_retried_larger(fake_openai: FakeOpenAI) -> None:
     fake_openai.script(
         brief(),
-        code("def add(a, b):\n    return", finish_reason="length", completion_tokens=5),
+        # cut inside its code block (a plain answer whose block was closed keeps its code)
+        {
+            "schema": "",
+            "content": "```python\ndef add(a, b):\n    return",
+            "finish_reason": "length",
+            "completion_tokens": 5,
+        },
         code(GOOD_CODE, completion_tokens=40),
         suite(),
         *audits(),
