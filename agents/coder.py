@@ -181,7 +181,8 @@ def definitions(code: str) -> str:
 
     Its other top-level statements are dropped: what a user keeps of an answer. The model
     likes to append example calls and its own self-checks (often with wrong expected values,
-    or calling names it never defined) that would run, and fail, on import. Comments stay.
+    or calling names it never defined) that would run, and fail, on import. Comments stay,
+    except those in a dropped tail after the last definition (``# Example usage``).
     Code that does not parse is returned as it is, and so is code with nothing else to keep.
     """
     try:
@@ -202,6 +203,9 @@ def definitions(code: str) -> str:
         kept: list[ast.stmt] = [node for node in tree.body if isinstance(node, _DEFINITIONS)]
         return ast.unparse(ast.Module(body=kept, type_ignores=[])) + "\n"
     lines = code.splitlines(keepends=True)
+    last_kept = max(node.end_lineno or node.lineno for node in tree.body if node not in dropped)
+    if any(node.lineno > last_kept for node in dropped):
+        del lines[last_kept:]  # the dropped tail goes with the comments among it ("# Tests")
     for node in reversed(dropped):
         del lines[node.lineno - 1 : node.end_lineno or node.lineno]
     return "".join(lines).rstrip("\n") + "\n"

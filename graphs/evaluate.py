@@ -450,6 +450,12 @@ def _arm_summary(done: Sequence[ArmResult], arm: str) -> dict[str, Any]:
         "median_s": seconds[len(seconds) // 2] if seconds else None,
         "outcomes": dict(sorted(Counter(a.outcome for a in done).items())),
         "completion_tokens": sum(a.completion_tokens for a in done),
+        # the tasks where some candidate passed the hidden tests: what selection could reach
+        "some_candidate_solved": sum(
+            1 for a in done if any(row["hidden_solved"] for row in a.attempts)
+        )
+        if any(a.attempts for a in done)
+        else None,
     }
 
 

@@ -326,6 +326,7 @@ async def finish(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
                 gate=c.gate,
                 checks_passed=[v.ok for v in c.verdicts],
                 code=c.code,
+                observed=list(c.observed),
             )
             for i, c in enumerate(state.scored)
         ],

@@ -151,6 +151,9 @@ def print_eval(results: dict[str, Any], *, as_json: bool) -> None:
         )
         json_valid = part.get("json_first_try_valid_share")
         guided = "" if json_valid is None else f" (guided JSON {100 * json_valid:.0f}%)"
+        reach = part.get("some_candidate_solved")
+        if reach is not None:
+            splits += f"; some candidate right on {reach}"
         print(
             f"  {arm:6} solved {part['solved']}/{summary['tasks']} "
             f"({100 * (part['solved_share'] or 0):.0f}%; {splits}), schema-valid on the first "

@@ -104,14 +104,16 @@ class Attempt:
 
     revision: int
     greedy: bool
-    prompt: str
-    """plain or system (:data:`agents.coder.CoderPrompt`)."""
+    prompt: CoderPrompt
+    """How it was asked (:data:`agents.coder.CoderPrompt`)."""
     chosen: bool
     gate: str
     """Why it could not run as a solution ("" when it could)."""
     checks_passed: list[bool]
     """Its verdict on each of the run's checks, in the report's ``checks`` order."""
     code: str
+    observed: list[str] = field(default_factory=list)
+    """What it did on each probe (value or exception type): the tie-break's evidence."""
 
 
 @dataclass(kw_only=True)

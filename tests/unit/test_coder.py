@@ -40,6 +40,7 @@ def test_definitions_drop_the_calls_and_keep_the_text() -> None:
     assert "assert" not in kept and "print" not in kept and "__main__" not in kept
     assert "# pi r squared" in kept and '"""Area."""' in kept and "PI2 = 2 * math.pi" in kept
     assert kept.startswith("import math\n\n# the area of a circle\ndef area(r):")
+    assert kept.endswith("PI2 = 2 * math.pi\n")  # the tail's comments went with its calls
     namespace: dict[str, object] = {}
     exec(kept, namespace)  # imports cleanly now
     # nothing to drop, nothing to keep, or no parse: as it is

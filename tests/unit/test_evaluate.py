@@ -124,6 +124,9 @@ async def test_both_arms_are_graded_and_summarized(tmp_path: Path, fake_openai: 
     # the cut-off answer was code: every guided JSON answer was valid on the first try
     assert summary_["swarm"]["json_first_try_valid_share"] == 1.0
     assert summary_["direct"]["first_try_valid_share"] == 1.0
+    # each run's one candidate was right: what selection could reach, beside what it chose
+    assert summary_["swarm"]["some_candidate_solved"] == 2
+    assert summary_["direct"]["some_candidate_solved"] is None  # one call: no candidates
     # the fake shows no vLLM metrics: the hit rate is not measured, and says so
     assert summary_["prefix_cache"] == {"swarm": None, "direct": None, "all": None}
     assert seen == [
@@ -221,7 +224,7 @@ def test_eval_command_prints_the_summary_and_writes_json(
     args += ["--model", "fake-model", "--max-revisions", "0", "--out", str(out)]
     assert main(args) == EXIT_OK
     captured = capsys.readouterr()
-    assert "swarm  solved 1/1 (100%; dev 1/1)" in captured.out
+    assert "swarm  solved 1/1 (100%; dev 1/1; some candidate right on 1)" in captured.out
     assert "direct solved 0/1 (0%; dev 0/1)" in captured.out
     assert "[direct] 01_add: not solved" in captured.err
     saved = json.loads(out.read_text())

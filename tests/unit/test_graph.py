@@ -132,6 +132,8 @@ async def test_candidates_are_chosen_by_execution(fake_openai: FakeOpenAI) -> No
     assert len({json.dumps(b["messages"]) for b in bodies}) == 2  # prompts shared
     assert {a.prompt for a in report.attempts} == {"plain", "system"}
     assert [a.chosen for a in report.attempts].count(True) == 1
+    # what each did on the probes is kept (the tie-break's evidence, for offline study)
+    assert all(a.observed for a in report.attempts), report.attempts
 
 
 async def test_a_revision_gets_the_failing_calls(fake_openai: FakeOpenAI) -> None:
