@@ -6,9 +6,9 @@ eval, because guided decoding enforces ``maxLength``/``maxItems`` as hard limits
 coder's own prompt is still a guided call, but its grammar (vLLM
 ``structured_outputs.grammar``, xgrammar EBNF) is exactly one fenced block of free text:
 the code is never cut by a bound, the answer always parses into a :class:`CodeDraft`, and
-``finish_reason`` still says whether it ended. The plain prompt is asked with nothing added,
-exactly as one plain call of the model (the baseline the swarm must beat): its first fenced
-block is the code.
+``finish_reason`` still says whether it ended. The plain prompt is asked as one plain call of
+the model (the baseline the swarm must beat), with no grammar; it only stops where a user
+would stop reading (:data:`PLAIN_STOP`): its first fenced block is the code.
 
 Every candidate of a round shares one prompt (the task verbatim, then any feedback), so vLLM's
 prefix cache serves the shared part and continuous batching decodes the candidates together.
@@ -47,6 +47,14 @@ STOP_AT = ("\nprint(", "\n# Example", "\nif __name__", "\nassert ")
 answer stops there. Measured (Qwen2.5-Coder-0.5B, greedy, is_palindrome): without these stops
 the answer looped on example ``print`` lines to its 1024-token budget; with them it ends after
 the function."""
+
+PLAIN_STOP = ("\n```\n", "\nprint(", "\nif __name__", "\nassert ")
+"""Where the plain prompt's answer stops: its first code block closed (what follows is prose a
+user does not keep), or a top-level line that only follows a finished module (of
+:data:`STOP_AT`, less the comment: vLLM takes 4 stop strings at most). Greedy decoding
+is deterministic, so the kept code is the plain call's first block (its definitions) unless a
+definition follows such a line. Measured in ``make eval`` (2026-12-03) without them: the
+answer went on to its 1024-token budget beside 15 other streams, past the 180 s timeout."""
 
 CODE_TOKENS = 1024
 """The coder's completion budget unless the run sets one: room for a long module."""
@@ -94,7 +102,7 @@ It failed:
 CoderPrompt = Literal["plain", "system"]
 """How a candidate is asked: ``plain`` as a user asks a chat model (the task, then "reply with
 a code block"; no system prompt: the model's own template supplies its default; no grammar and
-no stop strings, see :func:`ainvoke_plain_code`), ``system``
+only :data:`PLAIN_STOP`, see :func:`ainvoke_plain_code`), ``system``
 with the coder's rules above (:data:`SYSTEM`). A first round writes both: measured on the
 eval (2026-12-03), each prompt's greedy answer solved tasks the other did not."""
 
@@ -216,7 +224,7 @@ async def ainvoke_plain_code(
 ) -> StructuredResult[CodeDraft]:
     """One plain call, exactly as a user makes it: its first code block's definitions.
 
-    No grammar and no stop strings. The answer may explain before and after its code; an
+    No grammar; it stops at :data:`PLAIN_STOP`. The answer may explain before its code; an
     answer cut at its budget after the block was closed still holds the whole code.
 
     Raises :class:`TruncatedOutputError` when the budget cut the block itself, and
@@ -224,7 +232,7 @@ async def ainvoke_plain_code(
     """
     start = time.monotonic()
     try:
-        raw = await llm.ainvoke(list(messages))
+        raw = await llm.ainvoke(list(messages), stop=list(PLAIN_STOP))
     except (TimeoutError, openai.APIError) as err:
         raise request_failure(model, err) from err
     if not isinstance(raw, AIMessage):

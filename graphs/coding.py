@@ -41,7 +41,8 @@ def plan(ctx: Context, revision: int, count: int) -> list[tuple[float, int, Code
     """Each candidate's (temperature, seed, prompt) for a round of ``count``.
 
     A first round opens with the greedy answer to the plain prompt, asked as a user asks (no
-    grammar, no stop strings: what one plain call of the model writes; it wins ties), then
+    grammar: what one plain call of the model writes, stopped once its first code block
+    closes; it wins ties), then
     the greedy answer to the coder's own prompt, then samples with distinct seeds,
     alternating the two prompts. A revision asks with the coder's
     prompt and the failures: its greedy candidate first, then samples.

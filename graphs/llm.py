@@ -197,7 +197,7 @@ async def ask_code(
 
     The greedy candidate gets the whole policy (a larger budget when cut off, the fallback
     model); a sampled one a single attempt: the other candidates stand in for it. ``plain``
-    asks as a user does, with no grammar and no stop strings (its first code block is kept).
+    asks as a user does, with no grammar (its first code block is kept; agents.coder).
     """
     return await ask(
         ctx,

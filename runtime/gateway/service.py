@@ -217,6 +217,8 @@ class GatewayService:
         backend = admission.slot.backend
         if backend.upstream_model != admission.slot.name:
             body = _renamed(body, backend.upstream_model)
+        if self.setup.device is Device.CPU and backend.managed:
+            body = _unseeded_if_sampled(body)
         request = self.client.build_request(
             "POST",
             backend.api_base + path.removeprefix("/v1"),
@@ -308,6 +310,30 @@ def _renamed(body: bytes, model: str) -> bytes:
     """The body with ``model`` replaced: a remote server may know the model by another name."""
     payload = json.loads(body)
     payload["model"] = model
+    return json.dumps(payload).encode()
+
+
+def _unseeded_if_sampled(body: bytes) -> bytes:
+    """The body without ``seed`` when it samples (temperature > 0); else as it came.
+
+    vLLM's CPU build (0.32) kills its engine when a seeded sampled request is in a step that
+    discards its token (a chunked prefill): its model runner rewinds the request's generator
+    offset, which a CPU ``torch.Generator`` does not have ("CPU Generator does not use
+    offset"), and every request in flight gets a 500. Seen in ``make eval`` (2026-12-03) with
+    16 requests at once; the same bug was fixed in a vLLM plugin (RBLN-SW/vllm-rbln#1025).
+    Such a request is then sampled without a seed: not reproducible, but answered. A seed
+    with greedy decoding makes no generator, so it stays.
+    """
+    try:
+        payload = json.loads(body)
+    except ValueError:
+        return body  # the server says what is wrong with it
+    if not isinstance(payload, dict) or payload.get("seed") is None:
+        return body
+    temperature = payload.get("temperature", 1.0)  # the OpenAI default samples
+    if isinstance(temperature, int | float) and temperature == 0:
+        return body
+    del payload["seed"]
     return json.dumps(payload).encode()
 
 

@@ -32,7 +32,7 @@ import yaml
 from runtime.gateway.ledger import LedgerSnapshot
 from runtime.gateway.scheduler import ModelState
 from runtime.gateway.server import build_app
-from runtime.gateway.service import GatewayService, prepare
+from runtime.gateway.service import GatewayService, _unseeded_if_sampled, prepare
 from runtime.process import free_port
 from tests.conftest import FAKE_SERVER, ROOT, allow_loopback_port
 from tests.prometheus import sample, samples
@@ -269,16 +269,21 @@ async def test_bodies_pass_through_unchanged_and_models_are_listed(tmp_path: Pat
         "response_format": {"type": "json_schema", "json_schema": SCHEMA},
         "structured_outputs": {"json": SCHEMA["schema"]},
         "max_tokens": 33,
+        "temperature": 0,
         "seed": 7,
     }
+    sampled = {"model": "rec", "messages": body["messages"], "temperature": 0.8, "seed": 3}
     async with live_gateway(config, "rec") as live:
         models = (await live.http.get(f"{live.url}/v1/models")).json()
         assert [m["id"] for m in models["data"]] == ["rec"]
-        reply = await live.http.post(f"{live.url}/v1/chat/completions", json=body)
-        assert reply.status_code == 200, reply.text
+        for sent in (body, sampled):
+            reply = await live.http.post(f"{live.url}/v1/chat/completions", json=sent)
+            assert reply.status_code == 200, reply.text
         upstream = (await live.model_info("rec"))["url"].removesuffix("/v1")
         seen = (await live.http.get(f"{upstream}/_fake/requests")).json()
-    assert seen == [body]
+    # on a CPU device a sampled request loses its seed: vLLM's CPU build kills its engine
+    # on a seeded sampled request in a chunked prefill (runtime.gateway.service)
+    assert seen == [body, {k: v for k, v in sampled.items() if k != "seed"}]
 
 
 async def test_streaming_completions_and_concurrency(tmp_path: Path, tag: str) -> None:
@@ -658,3 +663,23 @@ async def test_every_metric_the_grafana_dashboard_plots_is_on_the_page(
         text = (await live.http.get(f"{live.url}/metrics")).text
     on_page = {name for name, _ in samples(text)}  # parsed by prometheus_client itself
     assert plotted and plotted <= on_page, plotted - on_page
+
+
+@pytest.mark.parametrize(
+    ("sent", "kept_seed"),
+    [
+        ({"temperature": 0, "seed": 1}, True),  # greedy: no generator, nothing to crash
+        ({"temperature": 0.0, "seed": 1}, True),
+        ({"temperature": 0.7, "seed": 1}, False),
+        ({"seed": 1}, False),  # no temperature: the server's default samples
+        ({"temperature": None, "seed": 1}, False),
+        ({"temperature": 0.7}, True),  # no seed to drop
+    ],
+)
+def test_a_sampled_request_to_a_cpu_server_loses_its_seed(
+    sent: dict[str, Any], kept_seed: bool
+) -> None:
+    body = {"model": "m", "messages": [], **sent}
+    out = json.loads(_unseeded_if_sampled(json.dumps(body).encode()))
+    assert out == (body if kept_seed else {k: v for k, v in body.items() if k != "seed"})
+    assert _unseeded_if_sampled(b"not json") == b"not json"  # the server says what is wrong
