@@ -31,6 +31,7 @@ from agents.examples import EntryPoint
 from agents.prompts import PromptLayout, layout
 from agents.structured import (
     InvalidOutputError,
+    RawAnswer,
     StructuredResult,
     TruncatedOutputError,
     read_answer,
@@ -219,6 +220,19 @@ def definitions(code: str) -> str:
     return "".join(lines).rstrip("\n") + "\n"
 
 
+async def _answer(
+    llm: BaseChatModel, messages: Sequence[BaseMessage], model: str, **request: Any
+) -> RawAnswer:
+    """One chat call's answer; a request that got none raises as the transport says."""
+    try:
+        raw = await llm.ainvoke(list(messages), **request)
+    except (TimeoutError, openai.APIError) as err:
+        raise request_failure(model, err) from err
+    if not isinstance(raw, AIMessage):
+        raise InvalidOutputError(model, f"the chat model answered {type(raw).__name__}")
+    return read_answer(raw)
+
+
 async def ainvoke_plain_code(
     llm: BaseChatModel, schema: type[CodeDraft], messages: Sequence[BaseMessage], model: str
 ) -> StructuredResult[CodeDraft]:
@@ -231,13 +245,7 @@ async def ainvoke_plain_code(
     :class:`InvalidOutputError` when there is no fenced block.
     """
     start = time.monotonic()
-    try:
-        raw = await llm.ainvoke(list(messages), stop=list(PLAIN_STOP))
-    except (TimeoutError, openai.APIError) as err:
-        raise request_failure(model, err) from err
-    if not isinstance(raw, AIMessage):
-        raise InvalidOutputError(model, f"the chat model answered {type(raw).__name__}")
-    answer = read_answer(raw)
+    answer = await _answer(llm, messages, model, stop=list(PLAIN_STOP))
     text, finish, cost = answer.text, answer.finish_reason, answer.cost()
     block = fenced_block(text)
     if block is not None and not block[1] and finish == "length":
@@ -270,13 +278,7 @@ async def ainvoke_code(
     the transport says about a request that got no answer.
     """
     start = time.monotonic()
-    try:
-        raw = await llm.ainvoke(list(messages), extra_body=grammar_body(), stop=list(STOP_AT))
-    except (TimeoutError, openai.APIError) as err:
-        raise request_failure(model, err) from err
-    if not isinstance(raw, AIMessage):
-        raise InvalidOutputError(model, f"the chat model answered {type(raw).__name__}")
-    answer = read_answer(raw)
+    answer = await _answer(llm, messages, model, extra_body=grammar_body(), stop=list(STOP_AT))
     text, finish, cost = answer.text, answer.finish_reason, answer.cost()
     if finish == "length":
         raise TruncatedOutputError(
