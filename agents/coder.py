@@ -162,16 +162,9 @@ def fenced_block(text: str) -> tuple[str, bool] | None:
 
 
 def code_of(text: str) -> str:
-    """The code inside a fenced block (the whole text when there is no fence)."""
-    body = text
-    start = body.find("```")
-    if start >= 0:
-        newline = body.find("\n", start)
-        body = body[newline + 1 :] if newline >= 0 else ""
-        end = body.find("```")
-        if end >= 0:
-            body = body[:end]
-    return body.strip("\n") + "\n"
+    """The code of the first fenced block (the whole text when there is none)."""
+    block = fenced_block(text)
+    return block[0] if block else text.strip("\n") + "\n"
 
 
 _DEFINITIONS = (

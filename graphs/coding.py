@@ -42,10 +42,9 @@ def plan(ctx: Context, revision: int, count: int) -> list[tuple[float, int, Code
 
     A first round opens with the greedy answer to the plain prompt, asked as a user asks (no
     grammar: what one plain call of the model writes, stopped once its first code block
-    closes; it wins ties), then
-    the greedy answer to the coder's own prompt, then samples with distinct seeds,
-    alternating the two prompts. A revision asks with the coder's
-    prompt and the failures: its greedy candidate first, then samples.
+    closes; it wins ties), then the greedy answer to the coder's own prompt, then samples
+    with distinct seeds, alternating the two prompts. A revision asks with the coder's prompt
+    and the failures: its greedy candidate first, then samples.
     """
     seeds = [ctx.seed + _SEED_STRIDE * revision + i for i in range(count)]
     if revision:

@@ -35,7 +35,7 @@ from typing import Any, Literal
 
 import httpx
 
-from agents.coder import CODE_TOKENS, coder_messages, definitions, fenced_block, plain_messages
+from agents.coder import CODE_TOKENS, code_of, coder_messages, definitions, plain_messages
 from agents.examples import entry_point_of
 from agents.structured import chat_model, read_answer
 from graphs.context import Context
@@ -266,12 +266,6 @@ async def _graded_swarm(
     )
 
 
-def first_code_block(text: str) -> str:
-    """The first fenced block of an answer (the whole answer when it has none)."""
-    block = fenced_block(text)
-    return block[0] if block else text.strip("\n") + "\n"
-
-
 async def plain_arm(task: EvalTask, context: Context, grade_timeout_s: float) -> ArmResult:
     """One plain chat call of the coder model, as a user would make it; grade its code block.
 
@@ -300,7 +294,7 @@ async def plain_arm(task: EvalTask, context: Context, grade_timeout_s: float) ->
             )
     seconds = round(time.monotonic() - start, 2)
     answer = read_answer(raw)
-    code = definitions(first_code_block(answer.text))
+    code = definitions(code_of(answer.text))
     checked = await asyncio.to_thread(grade, code, task.hidden_tests, timeout_s=grade_timeout_s)
     return ArmResult(
         solved=checked.solved,
