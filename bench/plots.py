@@ -137,15 +137,15 @@ def pruning(parts: dict[str, Any]) -> tuple[Any, str] | None:
 
 
 def effectiveness(parts: dict[str, Any]) -> tuple[Any, str] | None:
-    """Solved share, swarm vs direct."""
+    """Solved share per arm: the swarm, one plain call (and one guided call when it ran)."""
     part = parts.get("eval")
     if not part or "summary" not in part:
         return None
     summary = part["summary"]
-    arms = [a for a in ("swarm", "direct") if a in summary]
+    arms = [a for a in ("swarm", "plain", "direct") if a in summary]
     figure, axis = plt.subplots(figsize=(5, 4))
     shares = [100 * (summary[a]["solved_share"] or 0) for a in arms]
-    axis.bar(arms, shares, color=["tab:blue", "tab:gray"][: len(arms)])
+    axis.bar(arms, shares, color=["tab:blue", "tab:orange", "tab:gray"][: len(arms)])
     for index, arm in enumerate(arms):
         axis.text(index, shares[index], f"{summary[arm]['solved']}/{summary['tasks']}", ha="center")
     axis.set_ylabel("tasks solved (%)")

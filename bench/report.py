@@ -324,17 +324,30 @@ def _eval_rows(part: dict[str, Any] | None) -> list[list[str]]:
         return _error_row("8. effectiveness", part)
     summary = part["summary"]
     rows = []
-    for arm in ("swarm", "direct"):
+    for arm in ("swarm", "plain", "direct"):
         if arm not in summary:
             continue
         data = summary[arm]
+        valid = data["first_try_valid_share"]
         rows.append(
             [
                 "8. tasks solved (hidden tests)",
                 arm,
                 f"{data['solved']}/{summary['tasks']} ({_pct(data['solved_share'])})",
-                f"schema-valid on the first try: {_pct(data['first_try_valid_share'])} of "
-                f"{data['calls']} calls; {_fmt(data['wall_s'], 0)} s",
+                f"median {_fmt(data['median_s'], 1)} s per task, one at a time"
+                + ("" if valid is None else f"; schema-valid first try {_pct(valid)}"),
+            ]
+        )
+    wait = part.get("latency")
+    if wait:
+        rows.append(
+            [
+                "8. wall time per task (target <= 3x)",
+                "swarm / plain",
+                f"{_fmt(wait['ratio'], 2)}x",
+                f"medians {_fmt(wait['swarm_median_s'], 1)} s / {_fmt(wait['plain_median_s'], 1)} s"
+                f" over {wait['tasks']} tasks; per task median {_fmt(wait['per_task_median'], 2)}x,"
+                f" max {_fmt(wait['per_task_max'], 2)}x",
             ]
         )
     return rows

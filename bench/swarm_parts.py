@@ -12,7 +12,8 @@
   with an instant fake model.
 - :func:`context_pruning`: prompt tokens per node over 0-3 revisions with and without the
   summarization nodes (scripted fake answers, real prompts, the model's real tokenizer).
-- :func:`effectiveness`: ``edgeswarm eval`` over the task set (see graphs/evaluate.py).
+- :func:`effectiveness`: ``edgeswarm eval`` over the first dev tasks one at a time, as a user
+  runs a task: the swarm's wall time per task against one plain call of its coder model.
 
 The swarm runs in this process (the graph is a library); the models run in their servers.
 """
@@ -834,12 +835,18 @@ def _growth(modes: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class EffectivenessSizes:
-    """Knobs of the task-set evaluation."""
+    """Knobs of the task-set evaluation.
 
-    limit: int | None = 1
+    One task at a time (``concurrency`` 1): the wall time a user waits for one task. ``make
+    eval`` runs 4 tasks at once on 2 cores to finish the whole set in time; there every arm
+    shares the cores, so its times measure compute per task, not a user's wait.
+    """
+
+    limit: int | None = 8
+    split: evaluate.Split = "dev"
     concurrency: int = 1
-    max_revisions: int = 0
-    arms: tuple[str, ...] = evaluate.ARMS
+    max_revisions: int = 1
+    arms: tuple[str, ...] = ("swarm", "plain")
     overrides: dict[str, Any] = field(default_factory=dict)
 
 
@@ -849,7 +856,7 @@ def effectiveness(sizes: EffectivenessSizes, work: Workspace, port_for: PortFor)
     from runtime.settings import load_settings
 
     settings = load_settings(state_dir=work.state_dir / "eval")
-    tasks = evaluate.load_tasks(evaluate.DEFAULT_TASKS, limit=sizes.limit)
+    tasks = evaluate.load_tasks(evaluate.DEFAULT_TASKS, limit=sizes.limit, split=sizes.split)
     evaluate.check_sandbox()
     overrides = {"max_revisions": sizes.max_revisions, "node_timeout_s": 900.0, **sizes.overrides}
     options = evaluate.EvalOptions(arms=sizes.arms, concurrency=sizes.concurrency)  # type: ignore[arg-type]
@@ -862,7 +869,30 @@ def effectiveness(sizes: EffectivenessSizes, work: Workspace, port_for: PortFor)
     shares = [1 - a["model_s"] / a["seconds"] for a in swarm if a["seconds"] > 0]
     results["not_model_share"] = round(median(shares), 4) if shares else None
     results["not_model_share_runs"] = len(shares)
+    results["latency"] = wait_ratio(results["tasks"])
     return results
+
+
+def wait_ratio(tasks: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
+    """The swarm's wall time per task against the plain call's, over tasks both arms ran.
+
+    ``ratio`` is the swarm's median over the plain call's median (the issue's target: at most
+    3); ``per_task`` each task's own ratio, whose median and maximum show the spread.
+    """
+    both = [t for t in tasks if "swarm" in t and "plain" in t and t["plain"]["seconds"] > 0]
+    if not both:
+        return None
+    swarm = [float(t["swarm"]["seconds"]) for t in both]
+    plain = [float(t["plain"]["seconds"]) for t in both]
+    per_task = [s / p for s, p in zip(swarm, plain, strict=True)]
+    return {
+        "tasks": len(both),
+        "swarm_median_s": round(median(swarm), 2),
+        "plain_median_s": round(median(plain), 2),
+        "ratio": round(median(swarm) / median(plain), 2),
+        "per_task_median": round(median(per_task), 2),
+        "per_task_max": round(max(per_task), 2),
+    }
 
 
 def _eval_progress(arm: str, task: str, result: evaluate.ArmResult) -> None:

@@ -228,3 +228,45 @@ def test_calls_that_ran_at_the_same_time_count_once() -> None:
     metrics += [m("test_writer", 101, 5), m("security_auditor", 120, 2)]
     metrics += [m("performance_auditor", 120.5, 3)]
     assert evaluate.model_seconds(metrics) == 12.5 + 3.5  # [100, 112.5] and [120, 123.5]
+
+
+def test_the_wait_ratio_compares_the_swarm_with_one_plain_call_task_by_task() -> None:
+    def arm(seconds: float) -> dict[str, float]:
+        return {"seconds": seconds}
+
+    tasks = [
+        {"task": "a", "swarm": arm(20.0), "plain": arm(10.0)},
+        {"task": "b", "swarm": arm(30.0), "plain": arm(30.0)},
+        {"task": "c", "swarm": arm(90.0), "plain": arm(15.0)},
+        {"task": "d", "swarm": arm(40.0)},  # the plain arm did not run: left out
+    ]
+    wait = sp.wait_ratio(tasks)
+    assert wait == {
+        "tasks": 3,
+        "swarm_median_s": 30.0,
+        "plain_median_s": 15.0,
+        "ratio": 2.0,
+        "per_task_median": 2.0,
+        "per_task_max": 6.0,
+    }
+    assert sp.wait_ratio([{"task": "d", "swarm": arm(40.0)}]) is None
+    summary = {
+        "tasks": 3,
+        "swarm": {
+            "solved": 2,
+            "solved_share": 0.667,
+            "median_s": 30.0,
+            "first_try_valid_share": 1.0,
+        },
+        "plain": {
+            "solved": 1,
+            "solved_share": 0.333,
+            "median_s": 15.0,
+            "first_try_valid_share": None,
+        },
+    }
+    results = {"parts": {"eval": {"summary": summary, "latency": wait}}}
+    table = text_table(summary_rows(results))
+    row = next(line for line in table.splitlines() if "swarm / plain" in line)
+    assert "2.00x" in row and "over 3 tasks" in row and "max 6.00x" in row
+    assert "schema-valid first try 100.0%" in table

@@ -33,10 +33,20 @@ def test_cpu_command_is_eager_module_invocation(tmp_path: Path) -> None:
     assert env["VLLM_CPU_KVCACHE_SPACE"] == "3" and env["HF_HUB_OFFLINE"] == "1"
 
 
+def test_cpu_blocks_are_small_enough_to_cache_a_prompt_prefix(tmp_path: Path) -> None:
+    cmd = VLLMSpec(model_dir=tmp_path, served_name="m", device=Device.CPU).command(1)
+    assert cmd[cmd.index("--block-size") + 1] == "32"
+    own = VLLMSpec(
+        model_dir=tmp_path, served_name="m", device=Device.CPU, extra_args=("--block-size=128",)
+    ).command(1)
+    assert "--block-size" not in own and own[-1] == "--block-size=128"
+
+
 def test_cuda_sleep_mode_command(tmp_path: Path) -> None:
     spec = VLLMSpec(model_dir=tmp_path, served_name="m", device=Device.CUDA, sleep_mode=True)
     cmd = spec.command(1)
     assert "--enforce-eager" not in cmd and "--enable-sleep-mode" in cmd
+    assert "--block-size" not in cmd  # CUDA's own default (16) already caches short prefixes
     env = spec.environment()
     assert env["VLLM_SERVER_DEV_MODE"] == "1" and "VLLM_CPU_KVCACHE_SPACE" not in env
 
