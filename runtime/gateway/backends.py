@@ -20,7 +20,7 @@ import contextlib
 import os
 import signal
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import httpx
@@ -35,7 +35,14 @@ from runtime.gateway.config import (
 from runtime.logs import get_logger
 from runtime.process import ManagedProcess, free_port
 from runtime.settings import Device
-from runtime.vllm import GPU_MEMORY_FLAG, VLLMServer, VLLMSpec, gpu_share, sets_flag
+from runtime.vllm import (
+    GPU_MEMORY_FLAG,
+    SHARED_CORES_ENVIRONMENT,
+    VLLMServer,
+    VLLMSpec,
+    gpu_share,
+    sets_flag,
+)
 
 _SLEEP_CALL_TIMEOUT_S = 120.0
 _log = get_logger("gateway")
@@ -191,6 +198,9 @@ class BackendContext:
     port_for: Callable[[], int] = free_port
     die_with_parent: bool = True
     """Servers get SIGTERM if the gateway dies without stopping them (a SIGKILL, a crash)."""
+    shared_cores: bool = False
+    """Several vLLM servers may compute on the same CPU cores at once (see
+    :data:`runtime.vllm.SHARED_CORES_ENVIRONMENT`)."""
 
 
 def resolve_model_dir(entry: VLLMModelConfig, models_dir: Path) -> Path:
@@ -201,6 +211,10 @@ def resolve_model_dir(entry: VLLMModelConfig, models_dir: Path) -> Path:
 
 def _vllm_launch(entry: VLLMModelConfig, ctx: BackendContext) -> LaunchFactory:
     env = dict(entry.env)
+    if ctx.device is Device.CPU and ctx.shared_cores:
+        for key, value in SHARED_CORES_ENVIRONMENT.items():
+            if key not in os.environ:
+                env.setdefault(key, value)
     share = None
     if ctx.device is Device.CUDA:
         env.setdefault("CUDA_VISIBLE_DEVICES", str(ctx.gpu_index))
@@ -278,5 +292,11 @@ def build_backend(entry: ModelConfig, ctx: BackendContext) -> Backend:
 
 
 def build_backends(config: GatewayConfig, ctx: BackendContext) -> dict[str, Backend]:
-    """Backends for every configured model, by name."""
+    """Backends for every configured model, by name.
+
+    On CPU, two or more vLLM models share the cores: their servers wait passively.
+    """
+    servers = sum(isinstance(entry, VLLMModelConfig) for entry in config.models)
+    if ctx.device is Device.CPU and servers > 1:
+        ctx = replace(ctx, shared_cores=True)
     return {entry.name: build_backend(entry, ctx) for entry in config.models}

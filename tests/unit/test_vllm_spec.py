@@ -132,3 +132,47 @@ def test_a_cuda_server_takes_the_share_of_the_gpu_it_is_given_unless_the_user_se
         assert cmd.count("0.2500") == 0 and cmd[-len(theirs) :] == list(theirs)
     assert gpu_share(300, 1200) == 0.25 and gpu_share(400, 1200) == 0.3333
     assert gpu_share(1, 10**12) == 0.0001  # never 0: vLLM would refuse it
+
+
+@pytest.mark.parametrize("vllm_models", [1, 2])
+async def test_vllm_servers_sharing_cpu_cores_wait_passively(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, vllm_models: int
+) -> None:
+    """Two vLLM CPU servers spinning at their OpenMP barriers steal each other's cores (1600
+    tokens took 132-189 s instead of 22-25): a gateway with more than one starts them passive;
+    one alone keeps spinning (faster alone); the user's own setting wins."""
+    import yaml
+
+    from runtime.gateway.backends import ProcessBackend
+    from runtime.gateway.service import GatewayService, prepare
+
+    monkeypatch.delenv("OMP_WAIT_POLICY", raising=False)
+    weights = tmp_path / "weights"
+    weights.mkdir()
+    (weights / "config.json").write_text("{}")
+    models: list[dict[str, object]] = [
+        {"name": f"m{i}", "backend": "vllm", "model": str(weights), "footprint": 2**28}
+        for i in range(vllm_models)
+    ]
+    models.append({"name": "far", "backend": "remote", "url": "http://10.0.0.9:8000/v1"})
+    data = {"device": "cpu", "state_dir": str(tmp_path), "budget": {"bytes": 2**30}}
+    config = tmp_path / "gateway.yaml"
+    config.write_text(yaml.safe_dump({**data, "models": models}))
+
+    async def environments() -> list[dict[str, str]]:
+        service = GatewayService(prepare(config))
+        try:
+            return [
+                slot.backend._launch().process.env  # built, never started
+                for slot in service.slots.values()
+                if isinstance(slot.backend, ProcessBackend)
+            ]
+        finally:
+            await service.client.aclose()
+
+    envs = await environments()
+    assert len(envs) == vllm_models
+    expected = "PASSIVE" if vllm_models > 1 else None
+    assert all(env.get("OMP_WAIT_POLICY") == expected for env in envs)
+    monkeypatch.setenv("OMP_WAIT_POLICY", "ACTIVE")
+    assert all(env["OMP_WAIT_POLICY"] == "ACTIVE" for env in await environments())
