@@ -298,14 +298,15 @@ def _run_one(part: str, runner: Callable[[], dict[str, Any]], work: Workspace) -
 
 
 def output_stem(results: dict[str, Any]) -> str:
-    """``<YYYY-MM-DD>-<host>``, then ``-<part>...`` for a subset and ``-quick`` for a quick run.
+    """``<YYYY-MM-DD>-<host>``, then ``-parts-<part>...`` for a subset, ``-quick`` for a quick run.
 
-    A run of some parts never overwrites the files of a whole run of the same day.
+    A run of some parts never overwrites the files of a whole run of the same day, nor ``make
+    eval``'s ``<YYYY-MM-DD>-<host>-eval.json`` (the bench's own part is also called ``eval``).
     """
     stem = f"{results['date']}-{results['machine']['hostname']}"
     subset = results.get("parts_requested")
     if subset and set(subset) != set(PARTS):
-        stem += "-" + "-".join(subset)
+        stem += "-parts-" + "-".join(subset)
     return stem + ("-quick" if results["quick"] else "")
 
 

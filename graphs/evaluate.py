@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import statistics
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -441,7 +442,7 @@ def _arm_summary(done: Sequence[ArmResult], arm: str) -> dict[str, Any]:
         if json_calls
         else None,
         "syntax_errors": sum(1 for a in done if "SyntaxError" in a.grading),
-        "median_s": seconds[len(seconds) // 2] if seconds else None,
+        "median_s": round(statistics.median(seconds), 2) if seconds else None,
         "outcomes": dict(sorted(Counter(a.outcome for a in done).items())),
         "completion_tokens": sum(a.completion_tokens for a in done),
         # the tasks where some candidate passed the hidden tests: what selection could reach

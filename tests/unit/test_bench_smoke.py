@@ -75,7 +75,9 @@ def test_the_mixed_workload_runs_under_every_policy_and_reports(tmp_path: Path) 
         "2000-01-01-smoke-quick.md",
     ]
     # A subset of the parts never overwrites a whole run's files.
-    assert output_stem({**results, "parts_requested": ["mixed"]}) == "2000-01-01-smoke-mixed-quick"
+    assert output_stem({**results, "parts_requested": ["mixed"]}) == (
+        "2000-01-01-smoke-parts-mixed-quick"
+    )
     assert output_stem({**results, "parts_requested": list(PARTS)}) == "2000-01-01-smoke-quick"
     assert json.loads(written[0].read_text())["parts"]["mixed"]["runs"]["grouped"]["ok"] == 6
     assert "| 2. mixed 3 models | fifo-mutex |" in written[1].read_text()

@@ -101,7 +101,9 @@ async def kill_when_busy(live: Live, model: str, run: asyncio.Task[Any], times: 
 async def test_a_model_server_killed_under_the_coder(tmp_path: Path, tag: str, times: int) -> None:
     """Killed once: the gateway marks it failed, the call is resent and the resend restarts it.
     Killed on every request: after the bounded resends the coder falls back to ``small``."""
-    models = swarm_models(tmp_path, tag, {"big": {"latency": 1.0}, "small": {}})
+    # Each answer takes 3 s: the kill (polled every 20 ms) must land before it. At 1 s a loaded
+    # machine once let an answer end first, so the server died with no request on it (lost 0).
+    models = swarm_models(tmp_path, tag, {"big": {"latency": 3.0}, "small": {}})
     config = write_config(tmp_path, models, 2000 * MB)
     with structlog.testing.capture_logs() as logs:
         async with live_gateway(config, tag) as live:
