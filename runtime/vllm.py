@@ -146,6 +146,9 @@ class VLLMSpec:
     env: dict[str, str] = field(default_factory=dict)
     compact_json: bool = True
     """Start the server with :data:`COMPACT_JSON` unless ``extra_args`` set the same flag."""
+    shared_cores: bool = False
+    """CPU: other vLLM servers may compute on the same cores at once; the server gets
+    :data:`SHARED_CORES_ENVIRONMENT` (a variable already in the environment wins)."""
     gpu_memory_utilization: float | None = None
     """CUDA: the share of the GPU the server may take (vLLM's default is 0.9, which leaves no
     room for a second server), unless ``extra_args`` set :data:`GPU_MEMORY_FLAG`."""
@@ -176,7 +179,8 @@ class VLLMSpec:
         env["DO_NOT_TRACK"] = "1"
         if self.device is Device.CPU:
             env["VLLM_CPU_KVCACHE_SPACE"] = str(self.cpu_kvcache_gib)
-            for key, value in small_cpu_environment().items():
+            shared = SHARED_CORES_ENVIRONMENT if self.shared_cores else {}
+            for key, value in {**small_cpu_environment(), **shared}.items():
                 env.setdefault(key, value)
         if self.sleep_mode:
             env["VLLM_SERVER_DEV_MODE"] = "1"

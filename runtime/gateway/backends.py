@@ -37,7 +37,6 @@ from runtime.process import ManagedProcess, free_port
 from runtime.settings import Device
 from runtime.vllm import (
     GPU_MEMORY_FLAG,
-    SHARED_CORES_ENVIRONMENT,
     VLLMServer,
     VLLMSpec,
     gpu_share,
@@ -211,10 +210,6 @@ def resolve_model_dir(entry: VLLMModelConfig, models_dir: Path) -> Path:
 
 def _vllm_launch(entry: VLLMModelConfig, ctx: BackendContext) -> LaunchFactory:
     env = dict(entry.env)
-    if ctx.device is Device.CPU and ctx.shared_cores:
-        for key, value in SHARED_CORES_ENVIRONMENT.items():
-            if key not in os.environ:
-                env.setdefault(key, value)
     share = None
     if ctx.device is Device.CUDA:
         env.setdefault("CUDA_VISIBLE_DEVICES", str(ctx.gpu_index))
@@ -237,6 +232,7 @@ def _vllm_launch(entry: VLLMModelConfig, ctx: BackendContext) -> LaunchFactory:
         sleep_mode=entry.swap == "sleep",
         host=ctx.host,
         env=env,
+        shared_cores=ctx.shared_cores,
         gpu_memory_utilization=share,
     )
 
