@@ -5,12 +5,17 @@ Pure functions of the execution results (no I/O), so every rule is unit-tested o
 - a check's weight: the task's own examples are trusted (:data:`STATEMENT_WEIGHT`); a test
   writer's check weighs the share of candidates that pass it, so a check that contradicts
   every candidate (most likely a wrong expected value) weighs nothing;
+- a candidate's score counts only the checks a solution must pass (:func:`required`): a
+  writer's check that most candidates fail is more likely wrong than they are, and one
+  candidate that happens to satisfy it must not outrank the behaviour most of them share;
 - a candidate's score: the weighted checks it passes; ties go to the candidate that agrees
   most with the others on what the code does (:func:`agreement`: the same value returned, or
   the same exception raised, call by call, on the checks' calls and on the probes of
   :mod:`agents.probes`; independent samples that agree are more likely right, even where a
-  check's expected value is wrong), then to the greedy candidate, then to the earlier one,
-  so a later revision replaces the best so far only when it passes more;
+  check's expected value is wrong), then to the one that crashes on fewer probes (an
+  IndexError on an input varied from a check's is a bug, not a refusal), then to the greedy
+  candidate, then to the earlier one, so a later revision replaces the best so far only when
+  it passes more;
 - whether to revise: only when the best fails a check that some evidence supports (a stated
   example, or a writer's check that another candidate passes), with those failures as the
   concrete feedback.
@@ -29,6 +34,19 @@ STATEMENT_WEIGHT = 3.0
 """Weight of one of the task's own examples against a writer check all candidates pass."""
 MAX_FEEDBACK = 4
 """Failing checks a revision is told about."""
+CRASHES = frozenset(
+    {
+        "AttributeError",
+        "IndexError",
+        "KeyError",
+        "NameError",
+        "RecursionError",
+        "TimeoutError",
+        "UnboundLocalError",
+        "ZeroDivisionError",
+    }
+)
+"""Exceptions that say the code broke, not that it refused an input on purpose (ValueError)."""
 
 
 @dataclass(frozen=True)
@@ -40,6 +58,8 @@ class Scored:
     score: float
     agreement: int
     """Calls on which another gated candidate did the same, summed over them (:func:`agreement`)."""
+    crashes: int
+    """Probes on which it raised one of :data:`CRASHES`."""
     passed: int
     failed: int
 
@@ -60,6 +80,11 @@ def support(checks: Sequence[Check], runs: Sequence[CandidateRun]) -> list[float
 def outcomes(run: CandidateRun, observed: Sequence[str] = ()) -> list[str]:
     """What a candidate did, call by call: the checks' calls, then the probes ``observed``."""
     return [observation(v.got, v.error) for v in run.verdicts] + list(observed)
+
+
+def crashes(observed: Sequence[str]) -> int:
+    """Probe outcomes (:func:`agents.probes.observation`) that are one of :data:`CRASHES`."""
+    return sum(1 for seen in observed if seen.removeprefix("raised ") in CRASHES)
 
 
 def agreement(runs: Sequence[CandidateRun], observed: Sequence[Sequence[str]] = ()) -> list[int]:
@@ -97,13 +122,15 @@ def rank(
     ``blocked``: candidates a tool found a blocking problem in; they rank after every other.
     ``observed``: each run's probe outcomes (:func:`agents.probes.observation`), or nothing.
     """
-    weights = support(checks, runs)
+    must = set(required(checks, runs))
+    weights = [w if k in must else 0.0 for k, w in enumerate(support(checks, runs))]
     agreed = agreement(runs, observed)
     scored = [
         Scored(
             index=i,
             score=round(sum(w for w, v in zip(weights, run.verdicts, strict=True) if v.ok), 6),
             agreement=agreed[i],
+            crashes=crashes(observed[i]) if i < len(observed) else 0,
             passed=sum(run.passed),
             failed=len(run.verdicts) - sum(run.passed),
         )
@@ -112,7 +139,14 @@ def rank(
     ]
     return sorted(
         scored,
-        key=lambda s: (s.index in blocked, -s.score, -s.agreement, not greedy[s.index], s.index),
+        key=lambda s: (
+            s.index in blocked,
+            -s.score,
+            -s.agreement,
+            s.crashes,
+            not greedy[s.index],
+            s.index,
+        ),
     )
 
 

@@ -43,13 +43,15 @@ def plan(ctx: Context, revision: int, count: int) -> list[tuple[float, int, Code
     A first round opens with the greedy answer to the plain prompt, asked as a user asks (no
     grammar: what one plain call of the model writes, stopped once its first code block
     closes; it wins ties), then the greedy answer to the coder's own prompt, then samples
-    with distinct seeds, alternating the two prompts. A revision asks with the coder's prompt
-    and the failures: its greedy candidate first, then samples.
+    with distinct seeds, alternating the two prompts. A revision round opens with the greedy
+    answer to the coder's prompt with the failures, then fresh samples of the plain prompt
+    at new seeds: more search, not more repair (a small model's repairs of its own code
+    rarely fix the logic; measured, they never made a right candidate in a whole eval).
     """
     seeds = [ctx.seed + _SEED_STRIDE * revision + i for i in range(count)]
     if revision:
         again: list[tuple[float, int, CoderPrompt]] = [(0.0, seeds[0], "system")]
-        return again + [(ctx.sample_temperature, seed, "system") for seed in seeds[1:]]
+        return again + [(ctx.sample_temperature, seed, "plain") for seed in seeds[1:]]
     rounds: list[tuple[float, int, CoderPrompt]] = [(0.0, ctx.seed, "plain")]
     if count > 1:
         rounds.append((0.0, ctx.seed, "system"))

@@ -66,7 +66,11 @@ class Context:
         ),
     )
     revision_candidates: int = field(
-        default=2, metadata=_doc("Candidates written in each revision round.")
+        default=3,
+        metadata=_doc(
+            "Candidates written in each revision round: one from the failures, the rest "
+            "fresh samples of the plain prompt."
+        ),
     )
     sample_temperature: float = field(
         default=0.8, metadata=_doc("Temperature of the sampled candidates (distinct seeds).")

@@ -148,6 +148,26 @@ async def test_a_revision_gets_the_failing_calls(fake_openai: FakeOpenAI) -> Non
     assert BAD_CODE.strip() in revision and "returned" not in first["messages"][-1]["content"]
 
 
+async def test_a_revision_round_is_one_repair_and_fresh_plain_samples(
+    fake_openai: FakeOpenAI,
+) -> None:
+    fake_openai.script(
+        brief(), code(BAD_CODE), suite(), code(BAD_CODE), code(GOOD_CODE), code(BAD_CODE), *audits()
+    )
+    task = "Write `add(a, b)`: add(2, 3) == 5."
+    state = await run(fake_openai, task=task, max_revisions=1, revision_candidates=3)
+    report = state.report
+    assert report is not None and report.outcome == "approved", report
+    assert report.files["solution.py"] == GOOD_CODE
+    first, repair, *fresh = coder_bodies(fake_openai)
+    assert (repair["temperature"], repair["seed"]) == (0.0, 1000)
+    assert "returned -1, but it should return 5" in repair["messages"][-1]["content"]
+    # the samples are new draws of the first round's plain prompt (the task verbatim)
+    assert [(b["temperature"], b["seed"]) for b in fresh] == [(0.8, 1001), (0.8, 1002)]
+    assert all(b["messages"] == first["messages"] for b in fresh), fresh
+    assert first["messages"][-1]["content"].startswith(task)
+
+
 async def test_a_worse_revision_never_replaces_the_best(fake_openai: FakeOpenAI) -> None:
     half = "def add(a, b):\n    return 5 if a == 2 else a - b\n"
     fake_openai.script(brief(), code(half), suite(), code(BAD_CODE), *audits())

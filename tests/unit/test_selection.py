@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agents.examples import Check, EntryPoint, entry_point_of, statement_checks
-from agents.selection import agreement, rank, required, supported_failures
+from agents.selection import agreement, crashes, rank, required, supported_failures
 from tools.check_runner import CandidateRun, Verdict, gate, run_checks
 from tools.evidence import bandit_scan, large_call
 
@@ -76,6 +76,33 @@ def test_a_tie_goes_to_what_most_candidates_return_not_to_the_greedy_one() -> No
         CandidateRun("", (Verdict(False, "", "TypeError: y"), Verdict(True, "''"))),
     ]
     assert rank(checks, [returns("1"), *raised], [True, False, False])[0].index == 1
+
+
+def test_a_writer_check_most_candidates_fail_does_not_outrank_what_they_agree_on() -> None:
+    # word_count, as seen: the writer expected punctuation stripped ("Hello world!" ->
+    # {'hello': 1, 'world': 1}) against the statement; three candidates kept it and agreed
+    # on every probe, one stripped it and passed; the check weighed 1/4 and chose that one
+    checks = [Check("word_count('Hello world!')", "{'hello': 1, 'world': 1}", "writer")]
+    kept = CandidateRun("", (Verdict(False, "{'hello': 1, 'world!': 1}"),))
+    stripped = CandidateRun("", (Verdict(True, "Counter({'hello': 1, 'world': 1})"),))
+    same = ["{'olleh': 1}", "{}"]
+    observed = [same, same, ["Counter({'olleh': 1})", "Counter()"], same]
+    ranked = rank(checks, [kept, kept, stripped, kept], [True, True, False, False], (), observed)
+    assert ranked[0].index == 0 and ranked[-1].index == 2
+    assert [s.score for s in ranked] == [0.0] * 4 and required(checks, [kept, stripped]) == []
+    # once most candidates pass it, it counts
+    assert rank(checks, [kept, stripped, stripped], [True, False, False])[0].index == 1
+
+
+def test_a_tie_left_by_agreement_goes_to_the_candidate_that_crashes_less() -> None:
+    # transpose, as seen: both pass the same checks and agree with nobody on the probes; the
+    # greedy one indexes past a non-square matrix's rows on every varied input
+    checks = [Check("transpose([[1, 2], [3, 4]])", "[[1, 3], [2, 4]]", "writer")]
+    runs = [CandidateRun("", (Verdict(True, "[[1, 3], [2, 4]]"),))] * 2
+    observed = [["raised IndexError"] * 3, ["[[1], [2]]", "raised ValueError", "[]"]]
+    assert crashes(observed[0]) == 3 and crashes(observed[1]) == 0
+    assert rank(checks, runs, [True, False], (), observed)[0].index == 1
+    assert rank(checks, runs, [True, False])[0].index == 0  # no probes: the greedy one
 
 
 def test_probes_break_a_tie_the_checks_leave() -> None:
