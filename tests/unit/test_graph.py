@@ -159,7 +159,8 @@ async def test_a_revision_round_is_one_repair_and_fresh_plain_samples(
     report = state.report
     assert report is not None and report.outcome == "approved", report
     assert report.files["solution.py"] == GOOD_CODE
-    first, repair, *fresh = coder_bodies(fake_openai)
+    # the round's calls go out at once, in any order: by seed
+    first, repair, *fresh = sorted(coder_bodies(fake_openai), key=lambda b: b["seed"])
     assert (repair["temperature"], repair["seed"]) == (0.0, 1000)
     assert "returned -1, but it should return 5" in repair["messages"][-1]["content"]
     # the samples are new draws of the first round's plain prompt (the task verbatim)
