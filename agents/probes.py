@@ -147,14 +147,23 @@ def probes(checks: Sequence[Check], limit: int = MAX_PROBES) -> list[Check]:
     return chosen
 
 
+RAISED = "raised "
+"""How an :func:`observation` of a raised exception begins."""
+
+
 def observation(got: str, error: str) -> str:
     """One probe's outcome as a key two candidates can share.
 
     The value's repr (object addresses dropped), or the exception's type.
     """
     if error:
-        return "raised " + error.partition(":")[0]
+        return RAISED + error.partition(":")[0]
     return _ADDRESS.sub("", got)
 
 
-__all__ = ["MAX_PROBES", "observation", "probes", "variants"]
+def raised(seen: str) -> str | None:
+    """The exception type an :func:`observation` names, or None for a returned value."""
+    return seen[len(RAISED) :] if seen.startswith(RAISED) else None
+
+
+__all__ = ["MAX_PROBES", "RAISED", "observation", "probes", "raised", "variants"]

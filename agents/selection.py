@@ -5,10 +5,10 @@ Pure functions of the execution results (no I/O), so every rule is unit-tested o
 - a check's weight: the task's own examples are trusted (:data:`STATEMENT_WEIGHT`); a test
   writer's check weighs the share of candidates that pass it, so a check that contradicts
   every candidate (most likely a wrong expected value) weighs nothing;
-- a candidate's score counts only the checks a solution must pass (:func:`required`): a
-  writer's check that most candidates fail is more likely wrong than they are, and one
-  candidate that happens to satisfy it must not outrank the behaviour most of them share;
-- a candidate's score: the weighted checks it passes; ties go to the candidate that agrees
+- a candidate's score: the weighted checks it passes, of those a solution must pass
+  (:func:`required`: a writer's check that most candidates fail is more likely wrong than
+  they are, and one candidate that happens to satisfy it must not outrank the behaviour most
+  of them share); ties go to the candidate that agrees
   most with the others on what the code does (:func:`agreement`: the same value returned, or
   the same exception raised, call by call, on the checks' calls and on the probes of
   :mod:`agents.probes`; independent samples that agree are more likely right, even where a
@@ -27,7 +27,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from agents.examples import Check
-from agents.probes import observation
+from agents.probes import observation, raised
 from tools.check_runner import CandidateRun
 
 STATEMENT_WEIGHT = 3.0
@@ -84,7 +84,7 @@ def outcomes(run: CandidateRun, observed: Sequence[str] = ()) -> list[str]:
 
 def crashes(observed: Sequence[str]) -> int:
     """Probe outcomes (:func:`agents.probes.observation`) that are one of :data:`CRASHES`."""
-    return sum(1 for seen in observed if seen.removeprefix("raised ") in CRASHES)
+    return sum(1 for seen in observed if raised(seen) in CRASHES)
 
 
 def agreement(runs: Sequence[CandidateRun], observed: Sequence[Sequence[str]] = ()) -> list[int]:
@@ -122,8 +122,9 @@ def rank(
     ``blocked``: candidates a tool found a blocking problem in; they rank after every other.
     ``observed``: each run's probe outcomes (:func:`agents.probes.observation`), or nothing.
     """
-    must = set(required(checks, runs))
-    weights = [w if k in must else 0.0 for k, w in enumerate(support(checks, runs))]
+    weights = support(checks, runs)
+    must = set(_required(checks, weights))
+    weights = [w if k in must else 0.0 for k, w in enumerate(weights)]
     agreed = agreement(runs, observed)
     scored = [
         Scored(
@@ -156,7 +157,10 @@ def required(checks: Sequence[Check], runs: Sequence[CandidateRun]) -> list[int]
     The statement's examples, and the writer's checks that most gated candidates pass (a
     check that most independent attempts contradict is more likely wrong than they are).
     """
-    weights = support(checks, runs)
+    return _required(checks, support(checks, runs))
+
+
+def _required(checks: Sequence[Check], weights: Sequence[float]) -> list[int]:
     return [
         i
         for i, (check, weight) in enumerate(zip(checks, weights, strict=True))

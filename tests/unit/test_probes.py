@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from agents.examples import Check
-from agents.probes import MAX_PROBES, observation, probes, variants
+from agents.probes import MAX_PROBES, observation, probes, raised, variants
 from tools.check_runner import run_checks
 
 
@@ -50,6 +50,12 @@ def test_observation_compares_values_without_addresses_and_errors_by_type() -> N
     assert observation("<solution.Stack object at 0x7f3a2b>", "") == "<solution.Stack object>"
     assert observation("", "ValueError: bad") == observation("", "ValueError: other")
     assert observation("1", "") != observation("", "TypeError: 1")
+
+
+def test_raised_names_the_exception_of_an_observation_and_nothing_for_a_value() -> None:
+    assert raised(observation("", "IndexError: list index out of range")) == "IndexError"
+    assert raised(observation("'raised KeyError'", "")) is None
+    assert raised("IndexError") is None
 
 
 def test_probes_run_in_the_sandbox_beside_the_checks() -> None:
