@@ -73,7 +73,12 @@ class Context:
         ),
     )
     sample_temperature: float = field(
-        default=0.8, metadata=_doc("Temperature of the sampled candidates (distinct seeds).")
+        default=0.4,
+        metadata=_doc(
+            "Temperature of the sampled candidates (distinct seeds). Measured on the dev "
+            "split (45 tasks, plain prompt): a sample at 0.4 solves 25.2 on average, as many "
+            "as the greedy answer (24), at 0.8 only 21; four of either reach 28."
+        ),
     )
     straggler_factor: float | None = field(
         default=1.0,

@@ -12,7 +12,7 @@ import pytest
 
 from agents.coder import CODE_GRAMMAR, PLAIN_STOP
 from agents.schemas import StageSummary
-from graphs.coding import _without_stragglers
+from graphs.coding import _without_stragglers, plan
 from graphs.context import Context
 from graphs.llm import warm_up
 from graphs.report import print_call
@@ -129,12 +129,24 @@ async def test_candidates_are_chosen_by_execution(fake_openai: FakeOpenAI) -> No
     # each prompt's greedy answer (the plain one: one user turn, as a user asks; the
     # coder's own: its system prompt first), then a sample of the plain prompt
     sent = sorted((b["temperature"], b["seed"], len(b["messages"])) for b in bodies)
-    assert sent == [(0.0, 0, 1), (0.0, 0, 2), (0.8, 2, 1)]
+    assert sent == [(0.0, 0, 1), (0.0, 0, 2), (0.4, 2, 1)]
     assert len({json.dumps(b["messages"]) for b in bodies}) == 2  # prompts shared
     assert {a.prompt for a in report.attempts} == {"plain", "system"}
     assert [a.chosen for a in report.attempts].count(True) == 1
     # what each did on the probes is kept (the tie-break's evidence, for offline study)
     assert all(a.observed for a in report.attempts), report.attempts
+
+
+def test_a_first_round_samples_the_plain_prompt_beside_both_greedy_answers() -> None:
+    ctx = Context(seed=7, sample_temperature=0.4)
+    assert plan(ctx, 0, 4) == [
+        (0.0, 7, "plain"),
+        (0.0, 7, "system"),
+        (0.4, 9, "plain"),
+        (0.4, 10, "plain"),
+    ]
+    assert plan(ctx, 0, 1) == [(0.0, 7, "plain")]
+    assert plan(ctx, 1, 3) == [(0.0, 1007, "system"), (0.4, 1008, "plain"), (0.4, 1009, "plain")]
 
 
 async def test_a_revision_gets_the_failing_calls(fake_openai: FakeOpenAI) -> None:
@@ -164,7 +176,7 @@ async def test_a_revision_round_is_one_repair_and_fresh_plain_samples(
     assert (repair["temperature"], repair["seed"]) == (0.0, 1000)
     assert "returned -1, but it should return 5" in repair["messages"][-1]["content"]
     # the samples are new draws of the first round's plain prompt (the task verbatim)
-    assert [(b["temperature"], b["seed"]) for b in fresh] == [(0.8, 1001), (0.8, 1002)]
+    assert [(b["temperature"], b["seed"]) for b in fresh] == [(0.4, 1001), (0.4, 1002)]
     assert all(b["messages"] == first["messages"] for b in fresh), fresh
     assert first["messages"][-1]["content"].startswith(task)
 
@@ -263,6 +275,40 @@ async def test_a_cut_off_candidate_is_retried_larger(fake_openai: FakeOpenAI) ->
     assert second > first
     [coder] = [m for m in state.metrics if m.node == "coder"]
     assert coder.attempts == 2 and coder.ok
+
+
+CUT = {"schema": "", "content": "```python\ndef add(a, b):\n    return", "finish_reason": "length"}
+"""A plain answer cut at its budget inside its code block."""
+
+
+async def test_a_failed_candidate_with_siblings_gets_no_second_chance(
+    fake_openai: FakeOpenAI,
+) -> None:
+    fake_openai.script(
+        brief(),
+        {**CUT, "contains": "Reply with the complete Python code"},  # the plain greedy
+        code(GOOD_CODE),  # the coder prompt's greedy
+        suite(),
+        *audits(),
+    )
+    state = await run(fake_openai, candidates=2)
+    assert state.report is not None and state.report.outcome == "approved", state.report
+    # the others stand in: no larger budget, no fallback model, the round waits for no retry
+    bodies = coder_bodies(fake_openai)
+    assert len(bodies) == 2 and {b["model"] for b in bodies} == {"big"}
+    assert len({b["max_completion_tokens"] for b in bodies}) == 1
+
+
+async def test_when_every_candidate_failed_one_gets_the_whole_policy(
+    fake_openai: FakeOpenAI,
+) -> None:
+    fake_openai.script(brief(), CUT, CUT, CUT, code(GOOD_CODE), suite(), *audits())
+    state = await run(fake_openai, candidates=2)
+    assert state.report is not None and state.report.outcome == "approved", state.report
+    *round_, retry, larger = coder_bodies(fake_openai)
+    assert len(round_) == 2 and retry["seed"] == 0 and len(retry["messages"]) == 1  # plain
+    assert larger["messages"] == retry["messages"]
+    assert larger["max_completion_tokens"] > retry["max_completion_tokens"]
 
 
 async def test_failing_node_ends_the_run_with_reason(fake_openai: FakeOpenAI) -> None:
