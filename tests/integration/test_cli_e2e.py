@@ -121,10 +121,14 @@ def progress_line(err: str, node: str) -> str | None:
 
 
 @pytest.mark.timeout(900)
-def test_a_run_killed_with_sigkill_leaves_nothing_running_and_resumes(tmp_path: Path) -> None:
-    """SIGKILL (the OOM killer, a crash) of a real run after the researcher finished: the
-    gateway and vLLM servers it started follow it; `resume` continues from the checkpoint
-    with real models, and the researcher does not run again."""
+def test_a_run_killed_with_sigkill_resumes_at_once_and_leaves_nothing_running(
+    tmp_path: Path,
+) -> None:
+    """SIGKILL (the OOM killer, a crash) of a real run after the researcher finished, then
+    `resume` at once, with no wait: the killed run's gateway, still shutting down, is not
+    "another gateway that does not serve your models"; the resume waits for it to release the
+    device, starts its own and continues from the checkpoint with real models (the
+    researcher does not run again). The gateway and vLLM servers of both runs end with them."""
     env = cli_env(tmp_path)
     first = tmp_path / "first.err"
     with first.open("w") as err_file:
@@ -146,17 +150,8 @@ def test_a_run_killed_with_sigkill_leaves_nothing_running_and_resumes(tmp_path: 
         proc.kill()  # the CLI alone, as the kernel would: its children are not signalled
         proc.wait(timeout=30)
     killed = first.read_text()
-    assert len(seen) >= 3, "the run should have started a gateway and a vLLM server"
-    assert wait_gone(seen, 90) == set(), "the gateway or vLLM outlived the killed run"
     thread = re.search(r"thread ([0-9a-f-]{36})", killed)
     assert thread is not None, killed[-2000:]
-    listed = subprocess.run(
-        edgeswarm("runs", "--json"), env=env, capture_output=True, text=True, check=True
-    )
-    [row] = json.loads(listed.stdout)
-    assert row["thread_id"] == thread[1] and row["status"] == "interrupted", row
-    last = str(row["last_node"])
-
     resume = subprocess.Popen(
         edgeswarm("resume", thread[1], "--json"),
         env=env,
@@ -164,6 +159,8 @@ def test_a_run_killed_with_sigkill_leaves_nothing_running_and_resumes(tmp_path: 
         stderr=subprocess.PIPE,
         text=True,
     )
+    assert len(seen) >= 3, "the run should have started a gateway and a vLLM server"
+    assert wait_gone(seen, 90) == set(), "the gateway or vLLM outlived the killed run"
     started: set[int] = set()
     while resume.poll() is None:
         started |= descendants(resume.pid)
@@ -173,11 +170,16 @@ def test_a_run_killed_with_sigkill_leaves_nothing_running_and_resumes(tmp_path: 
     assert_honest_result(output, resume.returncode, err)
     assert started and wait_gone(started) == set(), "vLLM processes outlived the resumed run"
     assert output["run_id"] in err  # every log event of the run carries its id
-    assert f"resuming thread {thread[1]} after {last}" in err
+    assert re.search(f"resuming thread {thread[1]} after [a-z_]+", err), err[-2000:]
     assert progress_line(err, "researcher") is None  # not run again
     [researcher] = [m for m in output["metrics"] if m["node"] == "researcher"]
     line = progress_line(killed, "researcher")
     assert line is not None and f"{researcher['seconds']:.1f} s" in line  # the killed run's
+    listed = subprocess.run(
+        edgeswarm("runs", "--json"), env=env, capture_output=True, text=True, check=True
+    )
+    [row] = json.loads(listed.stdout)
+    assert row["thread_id"] == thread[1] and row["status"] != "interrupted", row
 
 
 # Real runs of small models on 2 shared CPU cores: minutes each, more under load.
