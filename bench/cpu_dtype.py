@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import datetime as dt
 import json
 import tempfile
 import time
@@ -22,7 +21,7 @@ from typing import Any
 
 import httpx
 
-from bench.report import machine
+from bench.report import save_results
 from runtime.settings import Device, load_settings
 from runtime.vllm import VLLMServer, VLLMSpec
 
@@ -102,17 +101,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             row = {"model": name, **measure(models_dir / name, dtype, logs)}
             print(json.dumps(row), flush=True)
             rows.append(row)
-    results = {
-        "benchmark": "cpu_dtype",
-        "date": f"{dt.datetime.now(dt.UTC):%Y-%m-%d}",
-        "command": "python -m bench.cpu_dtype " + " ".join(argv or []),
-        "machine": machine(),
-        "rows": rows,
-    }
-    if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(results, indent=2) + "\n", "utf-8")
-        print(f"wrote {args.out}")
+    save_results(args.out, "cpu_dtype", argv, rows=rows)
     return 0
 
 

@@ -6,6 +6,7 @@ without it they are skipped with a note.
 
 from __future__ import annotations
 
+import datetime as dt
 import importlib.metadata
 import json
 import math
@@ -13,6 +14,7 @@ import os
 import platform
 import socket
 import subprocess
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -382,6 +384,27 @@ def markdown(results: dict[str, Any]) -> str:
     lines += [f"| {' | '.join(row)} |" for row in summary_rows(results)]
     lines += ["", *(f"- {note}" for note in results.get("notes", []))]
     return "\n".join(lines).rstrip() + "\n"
+
+
+def save_results(
+    out: Path | None, benchmark: str, argv: Sequence[str] | None, **fields: Any
+) -> dict[str, Any]:
+    """A ``python -m bench.<benchmark>`` run's results, with its date, command and machine.
+
+    Written to ``out`` as JSON when given.
+    """
+    results = {
+        "benchmark": benchmark,
+        "date": f"{dt.datetime.now(dt.UTC):%Y-%m-%d}",
+        "command": f"python -m bench.{benchmark} " + " ".join(argv or []),
+        "machine": machine(),
+        **fields,
+    }
+    if out is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(results, indent=2) + "\n", "utf-8")
+        print(f"wrote {out}")
+    return results
 
 
 def write_outputs(results: dict[str, Any], out_dir: Path, stem: str) -> list[Path]:

@@ -1,8 +1,9 @@
 """How often one answer of the plain prompt is right, by sampling temperature.
 
 ``python -m bench.sampling [--split dev] [--temperatures 0 0.4 0.8] [--samples 4]
-[--base-url URL] [--model NAME] [--out FILE]``: each task of the split asked as the eval's
-plain arm asks (the task verbatim, "reply with a ```python block", its stop strings), once
+[--base-url URL] [--model NAME] [--out FILE]``: each task of the split asked as the swarm asks
+its plain candidates (the task verbatim, "reply with a ```python block", ``PLAIN_STOP``) and
+kept as the eval's plain arm keeps an answer (its first block's definitions), once
 greedy and ``--samples`` times at each temperature above 0, every answer graded by the
 task's hidden tests. Per temperature: the tasks one answer solves on average (the sum over
 tasks of the share of its answers that pass) and the tasks any of its answers solves. This
@@ -17,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import datetime as dt
 import json
 import tempfile
 from collections.abc import Sequence
@@ -28,7 +28,7 @@ import httpx
 
 from agents.coder import CODE_TOKENS, PLAIN_STOP, code_of, definitions, plain_messages
 from agents.examples import entry_point_of
-from bench.report import machine
+from bench.report import save_results
 from graphs.context import CODER_DEFAULT
 from graphs.evaluate import EvalTask, grade, load_tasks
 from runtime.settings import Device, load_settings
@@ -137,20 +137,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     summary = summarize(rows)
     for line in summary:
         print(json.dumps(line), flush=True)
-    if args.out:
-        results = {
-            "benchmark": "sampling",
-            "date": f"{dt.datetime.now(dt.UTC):%Y-%m-%d}",
-            "command": "python -m bench.sampling " + " ".join(argv or []),
-            "machine": machine(),
-            "model": model,
-            "split": args.split,
-            "summary": summary,
-            "rows": rows,
-        }
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(results, indent=2) + "\n", "utf-8")
-        print(f"wrote {args.out}")
+    save_results(
+        args.out, "sampling", argv, model=model, split=args.split, summary=summary, rows=rows
+    )
     return 0
 
 

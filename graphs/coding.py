@@ -79,33 +79,31 @@ async def _candidates(
         "plain": coder_agent.plain_messages(task, entry),
     }
     rounds = plan(ctx, state.revision, count)
+
+    def candidate(
+        temp: float, seed: int, prompt: CoderPrompt, whole: bool
+    ) -> Coroutine[Any, Any, Answer[CodeDraft]]:
+        return ask_code(
+            ctx,
+            messages[prompt],
+            revision=state.revision,
+            sampling=(temp, seed),
+            greedy=whole,
+            plain=prompt == "plain",
+        )
+
     # One attempt each while others stand in: a greedy answer that loops to its budget would
     # otherwise get a larger budget, then the fallback model (a 135M model that writes no
     # right code), keeping the whole round waiting up to three time-outs (measured: 360 and
     # 530 s on two dev tasks). The whole policy is for a lone candidate, or when all failed.
-    calls = [
-        ask_code(
-            ctx,
-            messages[prompt],
-            revision=state.revision,
-            sampling=(temp, seed),
-            greedy=len(rounds) == 1,
-            plain=prompt == "plain",
-        )
-        for temp, seed, prompt in rounds
-    ]
+    lone = len(rounds) == 1
+    calls = [candidate(*one, lone) for one in rounds]
     answers = await _without_stragglers(calls, ctx.straggler_factor)
-    if len(rounds) > 1 and not any(isinstance(answer, Answer) for answer in answers):
-        temp, seed, prompt = rounds[0]
-        last: Coroutine[Any, Any, Answer[CodeDraft]] = ask_code(
-            ctx,
-            messages[prompt],
-            revision=state.revision,
-            sampling=(temp, seed),
-            greedy=True,
-            plain=prompt == "plain",
-        )
-        retried = (await _without_stragglers([last], None))[0]
+    if not lone and not any(isinstance(answer, Answer) for answer in answers):
+        try:
+            retried: Answer[CodeDraft] | BaseException = await candidate(*rounds[0], True)
+        except NodeFailedError as err:
+            retried = err
         rounds, answers = [*rounds, rounds[0]], [*answers, retried]
     made: list[Candidate] = []
     metrics: list[NodeMetrics] = []
