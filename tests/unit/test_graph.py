@@ -146,7 +146,9 @@ def test_a_first_round_samples_the_plain_prompt_beside_both_greedy_answers() -> 
         (0.4, 10, "plain"),
     ]
     assert plan(ctx, 0, 1) == [(0.0, 7, "plain")]
-    assert plan(ctx, 1, 3) == [(0.0, 1007, "system"), (0.4, 1008, "plain"), (0.4, 1009, "plain")]
+    assert plan(ctx, 1, 3) == [(0.0, 1007, "system"), (0.8, 1008, "plain"), (0.4, 1009, "plain")]
+    wider = Context(seed=7, sample_temperature=0.4, wide_temperature=1.0)
+    assert [temp for temp, _, _ in plan(wider, 2, 4)] == [0.0, 1.0, 0.4, 1.0]
 
 
 async def test_a_revision_gets_the_failing_calls(fake_openai: FakeOpenAI) -> None:
@@ -160,7 +162,7 @@ async def test_a_revision_gets_the_failing_calls(fake_openai: FakeOpenAI) -> Non
     assert BAD_CODE.strip() in revision and "returned" not in first["messages"][-1]["content"]
 
 
-async def test_a_revision_round_is_one_repair_and_fresh_plain_samples(
+async def test_a_revision_round_is_one_repair_and_fresh_plain_samples_some_wider(
     fake_openai: FakeOpenAI,
 ) -> None:
     fake_openai.script(
@@ -175,8 +177,9 @@ async def test_a_revision_round_is_one_repair_and_fresh_plain_samples(
     first, repair, *fresh = sorted(coder_bodies(fake_openai), key=lambda b: b["seed"])
     assert (repair["temperature"], repair["seed"]) == (0.0, 1000)
     assert "returned -1, but it should return 5" in repair["messages"][-1]["content"]
-    # the samples are new draws of the first round's plain prompt (the task verbatim)
-    assert [(b["temperature"], b["seed"]) for b in fresh] == [(0.4, 1001), (0.4, 1002)]
+    # the samples are new draws of the first round's plain prompt (the task verbatim), every
+    # second one wider
+    assert [(b["temperature"], b["seed"]) for b in fresh] == [(0.8, 1001), (0.4, 1002)]
     assert all(b["messages"] == first["messages"] for b in fresh), fresh
     assert first["messages"][-1]["content"].startswith(task)
 
