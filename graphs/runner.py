@@ -61,7 +61,8 @@ def swarm_endpoint(settings: Settings, models: list[str]) -> Iterator[Endpoint]:
     """Where a run sends its requests, started for the run when needed.
 
     ``base_url`` from the settings wins; else a model that ``edgeswarm serve`` serves; else
-    the embedded gateway for ``models`` (a running one is reused), stopped after the run.
+    the embedded gateway for ``models`` (a running one is reused), shared with the other runs
+    that use it and stopped after the last of them.
     """
     if settings.base_url is not None:
         base_url = str(settings.base_url).rstrip("/")

@@ -14,6 +14,7 @@ import os
 import signal
 import socket
 import subprocess
+import threading
 import time
 from collections.abc import Mapping, Sequence
 from enum import StrEnum
@@ -173,10 +174,24 @@ class ManagedProcess:
         self.state = ProcessState.STOPPED
         _log.info("process_stopped", server=self.name, pid=proc.pid)
 
+    def detach(self) -> None:
+        """Leave the process running, no longer ours to stop (a shared gateway's other users).
+
+        A daemon thread waits for it, so that a long-lived parent (a test session, a server)
+        reaps it when it exits instead of keeping a zombie. Meant for a process in its own
+        session: one started with ``die_with_parent`` still gets SIGTERM when the thread that
+        started it exits.
+        """
+        proc, self._proc = self._proc, None
+        self.state = ProcessState.STOPPED
+        if proc is None:
+            return
+        threading.Thread(target=proc.wait, name=f"reap-{proc.pid}", daemon=True).start()
+        _log.info("process_detached", server=self.name, pid=proc.pid)
+
     @staticmethod
     def _signal_group(pgid: int, sig: signal.Signals) -> None:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(pgid, sig)
+        _signal_group(pgid, sig)
 
     def __enter__(self) -> Self:
         self.start()
@@ -189,6 +204,32 @@ class ManagedProcess:
         tb: TracebackType | None,
     ) -> None:
         self.stop()
+
+
+def _signal_group(pgid: int, sig: signal.Signals) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, sig)
+
+
+def stop_group(pid: int, start: int | None, timeout_s: float, name: str = "process") -> None:
+    """Stop process group ``pid`` that another process started: TERM, wait, then KILL.
+
+    ``start`` is the leader's start time (:func:`process_start`): a pid that now names
+    another process is left alone. The leader is not our child, so its exit is seen in
+    ``/proc`` (a zombie counts as gone), not through ``wait``; and since another process reaps
+    it, the group is killed only while the leader is seen alive (its pid cannot be reused yet).
+    """
+    if not process_alive(pid, start):
+        return
+    _signal_group(pid, signal.SIGTERM)
+    deadline = time.monotonic() + timeout_s
+    while process_alive(pid, start):
+        if time.monotonic() > deadline:
+            _log.warning("process_kill", server=name, pid=pid)
+            _signal_group(pid, signal.SIGKILL)
+            break
+        time.sleep(0.1)
+    _log.info("process_stopped", server=name, pid=pid)
 
 
 def process_start(pid: int) -> int | None:

@@ -4,6 +4,8 @@ Three parts with one owner each (see ``DESIGN.md`` beside this file): process ma
 (:mod:`runtime.gateway.backends`, carried out by :mod:`runtime.gateway.residency`), scheduling
 (:mod:`runtime.gateway.scheduler`, pure, driven by :class:`runtime.gateway.swap.SwapScheduler`)
 and eviction (:mod:`runtime.gateway.eviction`, pure). Run it with ``edgeswarm gateway``
-(:mod:`runtime.gateway.cli`) or for one run with :func:`runtime.gateway.embedded.embedded_gateway`;
-graph nodes lease their model with ``POST /models/{name}/load`` before each call.
+(:mod:`runtime.gateway.cli`) or for the runs that need it with
+:func:`runtime.gateway.embedded.embedded_gateway` (shared by them, while any holds a lease on
+it: :mod:`runtime.gateway.leases`); graph nodes lease their model with
+``POST /models/{name}/load`` before each call.
 """

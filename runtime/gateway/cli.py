@@ -3,6 +3,8 @@
 Also runnable as ``python -m runtime.gateway.cli`` (the embedded gateway starts it that way).
 Listening beyond loopback (``--host 0.0.0.0``, a LAN address) needs a bearer token
 (``EDGESWARM_GATEWAY_TOKEN``, or the config's ``auth`` section); every route then requires it.
+With ``--leases DIR`` (how the embedded gateway is started) it also stops by itself once no
+live process holds a lease file in DIR (:mod:`runtime.gateway.leases`), and removes DIR then.
 Exit codes: 0 after a clean stop, 2 for an invalid config or usage (a non-loopback host without
 a token included), 3 when the environment refuses (another gateway owns the device, a model is
 not pulled, the port is taken).
@@ -22,6 +24,7 @@ import uvicorn
 
 from runtime.gateway.auth import is_loopback
 from runtime.gateway.config import ConfigError, format_bytes, schema_text
+from runtime.gateway.leases import LeaseWatch, remove_leases
 from runtime.gateway.lock import DeviceBusyError, DeviceLock, LockHolder, device_key
 from runtime.gateway.server import build_app
 from runtime.gateway.service import GatewayService, GatewaySetup, prepare
@@ -37,6 +40,11 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", help="the gateway's YAML config file")
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
     parser.add_argument("--port", type=int, default=DEFAULT_PORT, help="port to listen on")
+    parser.add_argument(
+        "--leases",
+        metavar="DIR",
+        help="stop once no live process holds a lease file in DIR (the embedded gateway)",
+    )
     parser.add_argument(
         "--print-schema", action="store_true", help="print the config's JSON schema and exit"
     )
@@ -93,9 +101,12 @@ def run_gateway(args: argparse.Namespace) -> int:
     except DeviceBusyError as err:
         _err(str(err))
         return EXIT_ENVIRONMENT
+    leases = Path(args.leases) if getattr(args, "leases", None) else None
     try:
-        return _serve(setup, args.host, args.port)
+        return _serve(setup, args.host, args.port, leases)
     finally:
+        if leases is not None:
+            remove_leases(leases)
         lock.release()
 
 
@@ -108,7 +119,7 @@ def _exposed(setup: GatewaySetup, host: str) -> str:
     )
 
 
-def _serve(setup: GatewaySetup, host: str, port: int) -> int:
+def _serve(setup: GatewaySetup, host: str, port: int, leases: Path | None = None) -> int:
     try:
         service = GatewayService(setup)
     except FileNotFoundError as err:
@@ -130,7 +141,14 @@ def _serve(setup: GatewaySetup, host: str, port: int) -> int:
         f"{setup.budget.source}; {'bearer token required' if setup.token else 'no token'})\n"
     )
     sys.stdout.flush()
-    asyncio.run(server.serve())
+    watch = LeaseWatch(leases, lambda: setattr(server, "should_exit", True)) if leases else None
+    if watch is not None:
+        watch.start()
+    try:
+        asyncio.run(server.serve())
+    finally:
+        if watch is not None:
+            watch.stop()
     if not server.started:
         _err(f"could not serve on {host}:{port} (see the log above)")
         return EXIT_ENVIRONMENT

@@ -1,13 +1,24 @@
-"""The embedded gateway: started for one run when no gateway URL is configured, then stopped.
+"""The embedded gateway: started for the runs that need it when no gateway URL is configured.
 
 :func:`embedded_gateway` writes a gateway config for the catalogue models a run needs (from
 the model store), starts ``python -m runtime.gateway.cli`` as a managed process in its own
 process group on a free port, waits for ``/health`` and yields the OpenAI-compatible base URL.
-On exit, on an error or on Ctrl-C it stops the gateway, which stops every vLLM server it
-started. If another gateway already owns the device and serves every model the run needs,
-that one is used instead (and left running; the run's API key is its bearer token). The
-embedded gateway listens on loopback only and never inherits ``EDGESWARM_GATEWAY_TOKEN``: the
-run that started it is its only intended client.
+If another gateway already owns the device and serves every model the run needs, that one is
+used instead (the run's API key is its bearer token). The embedded gateway listens on
+loopback only and never inherits ``EDGESWARM_GATEWAY_TOKEN``: runs on this machine are its
+only intended clients.
+
+One embedded gateway serves every run on the device that needs its models, and it runs while
+any of them does. Each run that uses it holds a lease (:mod:`runtime.gateway.leases`): a file
+in ``<state_dir>/gateway/embedded-<pid>-<port>.leases/`` that counts while the run's process
+lives. A run that ends removes its lease, and stops the gateway (which stops every vLLM
+server it started) only when no other live lease remains; otherwise it leaves the gateway to
+the others, even when it started it. The gateway watches its leases itself and stops within
+half a second of the last one ending, so a SIGKILLed run neither leaves it behind nor, when
+others still use it, takes it away from them. Looking for a running gateway and starting one
+happen under a start lock (:func:`runtime.gateway.lock.start_lock`): two runs started at the
+same moment no longer both start a gateway (the second used to exit with code 3 on the device
+lock, failing its run); the second waits, then leases the first's.
 
 Footprints are estimates from the weights on disk: on CPU a vLLM server's proportional set size
 is dominated by the server itself (measured: 3.2 GB for SmolLM2-135M with a 1 GiB KV cache,
@@ -22,7 +33,8 @@ import os
 import re
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +43,7 @@ import yaml
 from runtime.catalog import Catalog, load_catalog
 from runtime.endpoint import ModelNotPulledError, list_models
 from runtime.gateway.config import DEFAULT_TOKEN_ENV
+from runtime.gateway.leases import Lease, live_leases, remove_leases, take_lease
 from runtime.gateway.lock import (
     DeviceBusyError,
     LockHolder,
@@ -38,9 +51,10 @@ from runtime.gateway.lock import (
     is_locked,
     lock_path,
     read_holder,
+    start_lock,
 )
 from runtime.logs import get_logger
-from runtime.process import ManagedProcess, free_port, process_alive
+from runtime.process import ManagedProcess, free_port, process_alive, process_start, stop_group
 from runtime.provision import ModelStore
 from runtime.settings import Device, Settings
 from runtime.vllm import detect_device
@@ -154,20 +168,34 @@ def embedded_config(
 _EMBEDDED_CONFIG = re.compile(r"embedded-(?P<owner>\d+)-\d+\.yaml$")
 RELEASE_WAIT_S = GATEWAY_STOP_TIMEOUT_S + 15.0
 """How long a new run waits for a dying embedded gateway to give the device up."""
+START_LOCK_WAIT_S = RELEASE_WAIT_S + GATEWAY_START_TIMEOUT_S + 15.0
+"""How long a run waits for another that is looking for or starting the embedded gateway: as
+long as that one may hold the start lock (a dying gateway's release, then a start)."""
+
+
+def leases_dir(config: Path) -> Path:
+    """The lease directory of the embedded gateway started with ``config``."""
+    return config.with_suffix(".leases")
+
+
+def is_embedded(holder: LockHolder) -> bool:
+    """Whether the lock's holder is an embedded gateway (one that runs while it is leased)."""
+    return _EMBEDDED_CONFIG.search(holder.config) is not None
 
 
 def dying_reason(holder: LockHolder) -> str | None:
     """Why the lock's holder is on its way out, or None while it is a live gateway.
 
-    An embedded gateway is started for one run (its config is ``embedded-<owner pid>-<port>
-    .yaml``) and stops when that run's process goes; after a crash it still holds the device
-    for the seconds it takes to stop its model servers.
+    An embedded gateway (its config is ``embedded-<pid>-<port>.yaml``) runs while some run
+    holds a live lease on it and stops itself within ``LEASE_POLL_S`` (0.5 s) of the last
+    one ending, however it ended (a SIGKILLed run included); then it still holds the device
+    for the seconds it takes to stop its model servers. A gateway with no live lease never
+    gets one again, so it is stopping even if its process has not noticed yet.
     """
     if not process_alive(holder.pid, None):
         return f"gateway pid {holder.pid} has exited"
-    match = _EMBEDDED_CONFIG.search(holder.config)
-    if match and not process_alive(int(match["owner"]), None):
-        return f"the run that started it (pid {match['owner']}) has exited, so it is stopping"
+    if is_embedded(holder) and not live_leases(leases_dir(Path(holder.config))):
+        return "every run that used it has ended or exited, so it is stopping"
     return None
 
 
@@ -191,13 +219,19 @@ def _wait_for_release(path: Path, holder: LockHolder, why: str, device: Device) 
 def running_gateway(settings: Settings, device: Device, models: Sequence[str]) -> str | None:
     """The base URL of a gateway that owns ``device`` and serves ``models``, if any.
 
-    A gateway that is stopping (its run crashed, or it exited) is waited for, bounded, and
-    then None is returned: the caller starts its own.
+    A gateway that is stopping (no run uses it any more, or it exited) is waited for,
+    bounded, and then None is returned: the caller starts its own.
 
     Raises:
         DeviceBusyError: a live gateway owns the device and does not serve every model (or
             does not answer), or a dying one did not let go in time.
     """
+    holder = _running_holder(settings, device, models)
+    return f"{holder.url}/v1" if holder is not None else None
+
+
+def _running_holder(settings: Settings, device: Device, models: Sequence[str]) -> LockHolder | None:
+    """:func:`running_gateway`, with the lock's holder rather than its URL."""
     path = lock_path(settings.state_dir, device_key(device))
     if not is_locked(path):
         return None
@@ -224,8 +258,21 @@ def running_gateway(settings: Settings, device: Device, models: Sequence[str]) -
             "models to its config, stop it, or set EDGESWARM_BASE_URL to a gateway that serves "
             "them"
         )
-    _log.info("gateway_reused", url=holder.url, pid=holder.pid, models=list(models))
-    return f"{holder.url}/v1"
+    return holder
+
+
+@dataclass
+class _Use:
+    """One run's use of a gateway: what to release, and what to stop if it is the last."""
+
+    url: str
+    lease: Lease | None = None
+    """None for a gateway nobody leases (one started by hand): used, never stopped."""
+    config: Path | None = None
+    process: ManagedProcess | None = None
+    """The gateway process, when this run started it."""
+    pid: int | None = None
+    start: int | None = None
 
 
 @contextlib.contextmanager
@@ -235,38 +282,137 @@ def embedded_gateway(
     *,
     budget_bytes: int | None = None,
     start_timeout_s: float = GATEWAY_START_TIMEOUT_S,
+    config: Mapping[str, Any] | None = None,
 ) -> Iterator[str]:
-    """Run a gateway for ``models`` for the duration of the block; yields its ``/v1`` URL."""
-    device = detect_device(settings.device)
-    reused = running_gateway(settings, device, models)
-    if reused is not None:
-        yield reused
-        return
-    config = embedded_config(settings, models, device=device, budget_bytes=budget_bytes)
+    """A gateway for ``models`` for the duration of the block; yields its ``/v1`` URL.
+
+    The gateway is shared: a running one that serves ``models`` is leased rather than
+    started again, and whoever started it, it stops when the last run that leases it ends.
+    ``config`` replaces the catalogue config (:func:`embedded_config`) for a gateway this
+    call starts, with its own backends (tests start fake servers so); its ``device`` is the
+    device to claim.
+    """
+    device = _device(settings, config)
+
+    def make_config() -> Mapping[str, Any]:
+        if config is not None:
+            return config
+        return embedded_config(settings, models, device=device, budget_bytes=budget_bytes)
+
+    with start_lock(settings.state_dir, device_key(device), START_LOCK_WAIT_S):
+        use = _use_or_start(settings, device, models, make_config, start_timeout_s)
+    try:
+        yield use.url
+    finally:
+        _end(use)
+
+
+def _device(settings: Settings, config: Mapping[str, Any] | None) -> Device:
+    wanted = Device(str(config.get("device", Device.AUTO))) if config is not None else None
+    if wanted is not None and wanted is not Device.AUTO:
+        return wanted
+    return detect_device(settings.device)
+
+
+def _use_or_start(
+    settings: Settings,
+    device: Device,
+    models: Sequence[str],
+    make_config: Callable[[], Mapping[str, Any]],
+    start_timeout_s: float,
+) -> _Use:
+    """Under the start lock: lease the running gateway, or start one (leased by this run)."""
+    for _ in range(3):
+        holder = _running_holder(settings, device, models)
+        if holder is None:
+            return _start(settings, make_config(), models, start_timeout_s)
+        use = _lease(holder)
+        if use is not None:
+            _log.info("gateway_reused", url=holder.url, pid=holder.pid, models=list(models))
+            return use
+        # Its last lease ended between the look and ours: it is stopping, so look again,
+        # which waits for it to let the device go.
+    raise DeviceBusyError(
+        f"the gateway of device {device} kept stopping as this run tried to use it; run again"
+    )
+
+
+def _lease(holder: LockHolder) -> _Use | None:
+    """Lease a running gateway; None when it turns out to be stopping."""
+    url = f"{holder.url}/v1"
+    if not is_embedded(holder):
+        return _Use(url)  # started by hand: its owner stops it
+    config = Path(holder.config)
+    try:
+        lease = take_lease(leases_dir(config))
+    except FileNotFoundError:
+        return None  # its leases went with it
+    # Written before looking: a user ending now sees this lease, or we see it gone.
+    if not live_leases(leases_dir(config), besides=lease):
+        lease.release()
+        return None
+    return _Use(url, lease, config, pid=holder.pid, start=process_start(holder.pid))
+
+
+def _start(
+    settings: Settings, config: Mapping[str, Any], models: Sequence[str], start_timeout_s: float
+) -> _Use:
+    """Start an embedded gateway with ``config``, leased by this run; wait for its health.
+
+    It runs in its own session (Ctrl-C in a terminal reaches the run, which stops it), not as
+    ``die_with_parent``: it may outlive this run while others lease it, and when the last
+    lease holder dies the gateway notices within ``LEASE_POLL_S`` and stops itself.
+    """
     port = free_port()
     path = settings.state_dir / "gateway" / f"embedded-{os.getpid()}-{port}.yaml"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(yaml.safe_dump(config, sort_keys=False), "utf-8")
+    leases = leases_dir(path)
+    leases.mkdir(parents=True, exist_ok=True)
+    lease = take_lease(leases)  # before the gateway looks for leases
+    path.write_text(yaml.safe_dump(dict(config), sort_keys=False), "utf-8")
     process = ManagedProcess(
         "gateway",
-        _command(path, port),
+        _command(path, port, leases),
         health_url=f"http://127.0.0.1:{port}/health",
         log_path=settings.log_dir() / f"gateway-{port}.log",
         env={k: v for k, v in os.environ.items() if k != DEFAULT_TOKEN_ENV},
         start_timeout_s=start_timeout_s,
         stop_timeout_s=GATEWAY_STOP_TIMEOUT_S,
-        die_with_parent=True,
     )
     try:
         process.start()
-        _log.info("gateway_started", url=f"http://127.0.0.1:{port}", models=list(models))
-        yield f"http://127.0.0.1:{port}/v1"
-    finally:
-        process.stop()
-        path.unlink(missing_ok=True)
+    except BaseException:
+        lease.release()
+        _remove(path)
+        raise
+    _log.info("gateway_started", url=f"http://127.0.0.1:{port}", models=list(models))
+    return _Use(f"http://127.0.0.1:{port}/v1", lease, path, process, process.pid)
 
 
-def _command(config: Path, port: int) -> list[str]:
+def _end(use: _Use) -> None:
+    """End this run's lease; stop the gateway when no other run holds one."""
+    if use.lease is None or use.config is None:
+        return
+    use.lease.release()
+    # Released before looking: a run leasing now sees our lease gone, or we see its lease.
+    others = live_leases(leases_dir(use.config))
+    if others:
+        _log.info("gateway_left_running", url=use.url, leases=len(others))
+        if use.process is not None:
+            use.process.detach()
+        return
+    if use.process is not None:
+        use.process.stop()
+    elif use.pid is not None:
+        stop_group(use.pid, use.start, GATEWAY_STOP_TIMEOUT_S, "gateway")
+    _remove(use.config)
+
+
+def _remove(config: Path) -> None:
+    config.unlink(missing_ok=True)
+    remove_leases(leases_dir(config))
+
+
+def _command(config: Path, port: int, leases: Path) -> list[str]:
     return [
         sys.executable,
         "-m",
@@ -277,4 +423,6 @@ def _command(config: Path, port: int) -> list[str]:
         "127.0.0.1",
         "--port",
         str(port),
+        "--leases",
+        str(leases),
     ]

@@ -5,6 +5,12 @@ device on this machine refuses to start, while gateways for different GPUs coexi
 drops the lock when its holder exits, however it exits, so a crash never leaves a stale lock.
 The file also records who holds it (pid, URL, config), for the refusal message and for the
 embedded gateway, which reuses a running one that serves what it needs.
+
+A second lock, :func:`start_lock`, is taken by runs, not gateways: held while a run looks for
+a running embedded gateway and, finding none, starts one and waits for its health. Without it
+two runs started together both found the device free, both started a gateway, and the second
+exited with code 3 on the device lock, failing its run; with it the second waits, then
+reuses the first's gateway.
 """
 
 from __future__ import annotations
@@ -13,6 +19,8 @@ import contextlib
 import fcntl
 import json
 import os
+import time
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from types import TracebackType
@@ -120,3 +128,52 @@ class DeviceLock:
         tb: TracebackType | None,
     ) -> None:
         self.release()
+
+
+def start_lock_path(state_dir: Path, key: str) -> Path:
+    """Where the embedded gateway's start lock for device ``key`` lives."""
+    return state_dir / "gateway" / f"embedded-start-{key}.lock"
+
+
+@contextlib.contextmanager
+def start_lock(state_dir: Path, key: str, wait_s: float) -> Iterator[None]:
+    """Hold the embedded gateway's start lock for device ``key``, waiting at most ``wait_s``.
+
+    The file records the holder's pid, for the message when the wait runs out.
+
+    Raises:
+        DeviceBusyError: another process held it for all of ``wait_s``.
+    """
+    path = start_lock_path(state_dir, key)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a+", encoding="utf-8") as handle:
+        deadline = time.monotonic() + wait_s
+        while True:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    raise DeviceBusyError(_start_busy_message(path, key, wait_s)) from None
+                time.sleep(0.05)
+        try:
+            handle.seek(0)
+            handle.truncate()
+            handle.write(str(os.getpid()))
+            handle.flush()
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _start_busy_message(path: Path, key: str, wait_s: float) -> str:
+    try:
+        who = f"pid {int(path.read_text('utf-8'))}"
+    except (OSError, ValueError):
+        who = "another process"
+    return (
+        f"{who} has been looking for or starting the embedded gateway of device {key} for "
+        f"more than {wait_s:.0f} s (a start, or the wait for a stopping gateway, takes less); "
+        f"if it is stuck, stop it and run again, or set EDGESWARM_BASE_URL to a running "
+        f"gateway. Lock file: {path}"
+    )

@@ -1,12 +1,21 @@
 import os
 import re
+import signal
+import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from runtime.process import ManagedProcess, ProcessState, ServerStartError, free_port
+from runtime.process import (
+    ManagedProcess,
+    ProcessState,
+    ServerStartError,
+    free_port,
+    process_start,
+    stop_group,
+)
 from tests.conftest import FAKE_SERVER, allow_loopback_port
 
 
@@ -82,3 +91,39 @@ def test_stop_twice_is_safe(tmp_path: Path) -> None:
     proc.stop()
     proc.stop()
     assert proc.state is ProcessState.STOPPED
+
+
+TERM_DEAF = (
+    "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
+    "print('deaf', flush=True); time.sleep(60)"
+)
+
+
+def test_a_detached_process_keeps_running_and_is_reaped_when_it_exits(tmp_path: Path) -> None:
+    proc = fake_process(tmp_path)
+    proc.start()
+    pid = proc.pid
+    assert pid is not None
+    proc.detach()  # another user stops it later, by pid
+    assert proc.state is ProcessState.STOPPED and proc.pid is None and pid_alive(pid)
+    proc.stop()  # no longer ours: a no-op
+    assert pid_alive(pid)
+    stop_group(pid, process_start(pid), timeout_s=5)
+    deadline = time.monotonic() + 5
+    while Path(f"/proc/{pid}").exists():  # reaped, not left a zombie
+        assert time.monotonic() < deadline, "the detached process was not reaped"
+        time.sleep(0.05)
+
+
+def test_stop_group_kills_what_ignores_term_and_leaves_a_reused_pid_alone() -> None:
+    with subprocess.Popen(
+        [sys.executable, "-c", TERM_DEAF], start_new_session=True, stdout=subprocess.PIPE
+    ) as deaf:
+        assert deaf.stdout is not None and deaf.stdout.readline() == b"deaf\n"
+        start = process_start(deaf.pid)
+        stop_group(deaf.pid, (start or 0) + 1, timeout_s=0.2)  # another process's start time
+        assert deaf.poll() is None
+        started = time.monotonic()
+        stop_group(deaf.pid, start, timeout_s=0.5)
+        assert deaf.wait(timeout=5) == -signal.SIGKILL
+        assert 0.5 <= time.monotonic() - started < 5

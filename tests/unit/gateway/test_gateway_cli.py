@@ -220,7 +220,7 @@ def test_a_gateway_whose_run_crashed_is_waited_for_not_called_another_gateway(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     state = tmp_path / "state"
-    # its run (the pid in the config's name) is gone: the gateway is stopping, 2 s to go
+    # an embedded gateway that no live run leases (its run is gone): it is stopping, 2 s to go
     config = str(state / "gateway" / f"embedded-{dead_pid()}-40000.yaml")
     with hold_lock(state, url="http://127.0.0.1:9", config=config, seconds=2):
         started = time.monotonic()
