@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 from langchain_core.messages import BaseMessage
 from langgraph.runtime import Runtime
@@ -16,7 +16,7 @@ from agents.prompts import clip, layout
 from agents.researcher import MAX_TASK_CHARS, researcher_messages
 from agents.schemas import AuditReport, ResearchBrief, StageSummary
 from graphs.coding import attempt_text
-from graphs.context import Context, context_of
+from graphs.context import Context, Role, context_of
 from graphs.llm import NodeFailedError, ask, failure
 from graphs.state import Attempt, AuditEntry, FinalReport, NodeMetrics, State
 from tools.dispatch import ToolContext
@@ -71,19 +71,35 @@ async def _look_up(state: State, ctx: Context, task: str) -> tuple[str, list[Nod
     return clip(notes, _NOTES_CHARS), [answer.metrics]
 
 
-async def researcher(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
-    """Look things up when the run gives a workspace or database, then write the brief."""
+class ResearchFailedError(RuntimeError):
+    """The researcher got no brief; ``metrics`` is what its calls cost, lookups included."""
+
+    def __init__(self, message: str, metrics: list[NodeMetrics]) -> None:
+        super().__init__(message)
+        self.metrics = metrics
+
+
+async def setup(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
+    """Record each role's model in the state, where the researcher's cache key reads it."""
     ctx = context_of(runtime)
-    try:
-        task = validate_task(state.task)
-    except ValueError as err:
-        return failure(err)
+    return {"models": {role: ctx.model_for(role) for role in get_args(Role)}}
+
+
+async def researcher(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
+    """Look things up when the run gives a workspace or database, then write the brief.
+
+    A failure raises (``ValueError`` for a bad task, :class:`ResearchFailedError`): the
+    node's error handler (:func:`graphs.swarm.research_failed`) ends the run failed, and
+    LangGraph's node cache, which keeps only what a node returns, never keeps a failure.
+    """
+    ctx = context_of(runtime)
+    task = validate_task(state.task)
     notes, metrics = await _look_up(state, ctx, task)
     messages = researcher_messages(task, notes, ctx.prompt_layout)
     try:
         answer = await ask(ctx, "researcher", "researcher", ResearchBrief, messages)
     except NodeFailedError as err:
-        return {**failure(err), "metrics": [*metrics, err.metrics]}
+        raise ResearchFailedError(str(err), [*metrics, err.metrics]) from err
     brief = answer.value
     entry = entry_point_of(task) or _brief_entry(brief)
     return {

@@ -214,6 +214,9 @@ class OutputState:
 class State(InputState, OutputState):
     """The whole state shared by the nodes."""
 
+    models: dict[str, str] = field(default_factory=dict)
+    """Each role's model for this run (``setup`` records them from the context): the
+    researcher's node-cache key reads its model here, as LangGraph's key sees only the state."""
     brief: ResearchBrief | None = None
     """The researcher's structured brief."""
     entry: EntryPoint | None = None

@@ -10,22 +10,29 @@ alone, and ``run_tests`` keeps the candidate that passes the best-supported chec
 check with support fails, and rounds are left, the coder revises from what the failing calls
 returned. The auditors judge the chosen code on their tools' evidence; only evidence sends
 it back. Any agent failure ends the run with a failed status and its reason. Compiled and
-exported as ``graph``, named ``swarm``.
+exported as ``graph``, named ``swarm`` (and as ``server_graph``, with a node cache for the
+researcher, for ``langgraph.json``). A first ``setup`` node records the run's models.
 """
 
 from __future__ import annotations
 
-from typing import Literal
+import json
+from functools import partial
+from typing import Any, Literal
 
+from langgraph.cache.memory import InMemoryCache
+from langgraph.errors import NodeError
 from langgraph.graph import END, START, StateGraph
+from langgraph.types import CachePolicy, Command
 
 from agents.examples import entry_point_of
 from graphs import coding, nodes
 from graphs.context import Context
+from graphs.llm import failure
 from graphs.nodes import validate_task
 from graphs.state import InputState, OutputState, State
 
-__all__ = ["build_graph", "graph", "validate_task"]
+__all__ = ["build_graph", "graph", "server_graph", "validate_task"]
 
 
 def route_to_auditors(state: State) -> list[str]:
@@ -60,11 +67,49 @@ def route_start(state: State) -> list[str]:
 
 
 def route_after_researcher(state: State) -> str:
-    """On to the summarizer, unless the run failed or the brief was written beside the code."""
+    """On to the summarizer, unless the brief was written beside the code.
+
+    A failed researcher never gets here: its error handler routes (:func:`research_failed`).
+    """
+    return END if brief_in_parallel(state) else "summarize_brief"
+
+
+def research_failed(state: State, error: NodeError) -> Command[Literal["finish"]]:
+    """The researcher's error handler: a bad task or no brief ends the run failed.
+
+    On to the final report; beside the code (:func:`brief_in_parallel`) nowhere, as
+    ``run_tests`` follows the coder and the test writer and sees the failed status itself.
+    Any other exception is a bug and fails the run as it is.
+    """
+    err = error.error
+    if isinstance(err, nodes.ResearchFailedError):
+        update = {"status": "failed", "error": str(err), "metrics": err.metrics}
+    elif isinstance(err, ValueError):
+        update = failure(err)
+    else:
+        raise err
     if brief_in_parallel(state):
-        # run_tests follows the coder and the test writer, and sees a failed status itself.
-        return END
-    return "finish" if state.status == "failed" else "summarize_brief"
+        return Command(update=update)
+    return Command(update=update, goto="finish")
+
+
+RESEARCH_CACHE_TTL_S = 3600
+"""How long a cached brief is reused: a workspace or database it looked things up in may
+change, so a brief is not kept for ever."""
+
+
+def research_key(state: State | dict[str, Any]) -> str:
+    """The researcher's node-cache key: the task, where it looks things up, and its model.
+
+    LangGraph hands a cache key function the node's input only (the state; a dict when it
+    draws the graph), not the run's context: so ``setup`` records the models in the state.
+    The brief is asked greedily (temperature 0, a fixed seed), so a cached one is what the
+    same model would write again.
+    """
+    get = state.get if isinstance(state, dict) else partial(getattr, state)
+    models = get("models", None) or {}
+    key = [get("task", None), get("workspace", None), get("database", None)]
+    return json.dumps([*key, models.get("researcher")])
 
 
 def route_to_writers(state: State) -> list[str]:
@@ -86,7 +131,14 @@ def build_graph() -> StateGraph[State, Context, InputState, OutputState]:
     builder = StateGraph(
         State, context_schema=Context, input_schema=InputState, output_schema=OutputState
     )
-    builder.add_node("researcher", nodes.researcher)
+    builder.add_node("setup", nodes.setup)
+    builder.add_node(
+        "researcher",
+        nodes.researcher,
+        error_handler=research_failed,
+        cache_policy=CachePolicy(key_func=research_key, ttl=RESEARCH_CACHE_TTL_S),
+        destinations=("finish",),
+    )
     builder.add_node("summarize_brief", nodes.summarize_brief)
     builder.add_node("coder", coding.coder)
     builder.add_node("test_writer", coding.test_writer)
@@ -97,10 +149,9 @@ def build_graph() -> StateGraph[State, Context, InputState, OutputState]:
     builder.add_node("decide", nodes.decide)
     builder.add_node("finish", nodes.finish)
 
-    builder.add_conditional_edges(START, route_start, ["researcher", "coder", "test_writer"])
-    builder.add_conditional_edges(
-        "researcher", route_after_researcher, ["summarize_brief", "finish", END]
-    )
+    builder.add_edge(START, "setup")
+    builder.add_conditional_edges("setup", route_start, ["researcher", "coder", "test_writer"])
+    builder.add_conditional_edges("researcher", route_after_researcher, ["summarize_brief", END])
     builder.add_conditional_edges(
         "summarize_brief", route_to_writers, ["coder", "test_writer", "finish"]
     )
@@ -121,3 +172,9 @@ def build_graph() -> StateGraph[State, Context, InputState, OutputState]:
 
 
 graph = build_graph().compile(name="swarm")
+"""The graph for the Python entrypoint and the CLI: no node cache, every run asks anew."""
+
+server_graph = build_graph().compile(name="swarm", cache=InMemoryCache())
+"""The graph ``langgraph.json`` serves (``make studio``, a LangGraph server): the same, with an
+in-memory node cache for the researcher, so running a task again (same workspace, database
+and researcher model) reuses its brief instead of asking for it again."""

@@ -43,6 +43,7 @@ ROOT = Path(__file__).resolve().parents[2]
 LANGGRAPH = Path(sys.executable).with_name("langgraph")
 GRAPH_ID = "swarm"
 NODES = (
+    "setup",
     "researcher",
     "summarize_brief",
     "coder",
@@ -213,7 +214,8 @@ async def test_studio_finds_the_swarm_assistant_its_drawing_and_schemas(
     assert set(NODES) <= node_ids, sorted(node_ids)
     edges = {(edge["source"], edge["target"]) for edge in drawing["edges"]}
     assert {
-        ("__start__", "researcher"),
+        ("__start__", "setup"),
+        ("setup", "researcher"),
         ("summarize_code", "security_auditor"),
         ("summarize_code", "performance_auditor"),
         ("security_auditor", "decide"),
@@ -252,7 +254,7 @@ async def test_studio_run_stops_before_the_coder_then_resumes_to_an_approved_rep
             stream_mode=["values", "updates"],
         )
     )
-    assert updated_nodes(first) == ["researcher", "summarize_brief", "__interrupt__"]
+    assert updated_nodes(first) == ["setup", "researcher", "summarize_brief", "__interrupt__"]
     paused = await client.threads.get_state(thread_id)
     assert sorted(paused["next"]) == ["coder", "test_writer"]
     assert (await client.threads.get(thread_id))["status"] == "interrupted"
@@ -317,3 +319,30 @@ async def test_studio_run_stops_before_the_coder_then_resumes_to_an_approved_rep
     log = dev_server.log()
     alarms = [line for line in log.splitlines() if any(alarm in line for alarm in LOG_ALARMS)]
     assert not alarms, "\n".join(alarms[:20])
+
+
+async def test_studio_reuses_the_brief_of_a_task_run_again(
+    client: LangGraphClient, dev_server: DevServer, fake_openai: FakeOpenAI
+) -> None:
+    # The served graph caches the researcher's node (task, workspace, database, model): a
+    # second run of the same task, on a new thread, starts from the brief without asking.
+    fake_openai.script(brief())
+    context = run_context(fake_openai)
+    assistant_id = await swarm_assistant_id(client)
+    task = f"add two numbers, {dev_server.url}"  # a task of this server's runs alone
+    for _ in range(2):
+        thread_id: str = (await client.threads.create())["thread_id"]
+        parts = await collect(
+            client.runs.stream(
+                thread_id,
+                assistant_id,
+                input={"task": task},
+                context=context,
+                interrupt_before=["coder"],
+                stream_mode=["updates"],
+            )
+        )
+        assert updated_nodes(parts) == ["setup", "researcher", "summarize_brief", "__interrupt__"]
+        values = state_values(await client.threads.get_state(thread_id))
+        assert {key: values["brief"][key] for key in BRIEF} == BRIEF
+    assert schema_names(fake_openai).count("ResearchBrief") == 1
