@@ -852,7 +852,7 @@ class EffectivenessSizes:
 
 def effectiveness(sizes: EffectivenessSizes, work: Workspace, port_for: PortFor) -> dict[str, Any]:
     """``edgeswarm eval`` in process: the embedded gateway with the default role models."""
-    from graphs import runner
+    from graphs import endpoints
     from runtime.settings import load_settings
 
     settings = load_settings(state_dir=work.state_dir / "eval")
@@ -860,10 +860,10 @@ def effectiveness(sizes: EffectivenessSizes, work: Workspace, port_for: PortFor)
     evaluate.check_sandbox()
     overrides = {"max_revisions": sizes.max_revisions, "node_timeout_s": 900.0, **sizes.overrides}
     options = evaluate.EvalOptions(arms=sizes.arms, concurrency=sizes.concurrency)  # type: ignore[arg-type]
-    with runner.swarm_endpoint(settings, runner.models_needed(overrides)) as endpoint:
-        context = runner.context_for(endpoint, runner.served_models(endpoint), **overrides)
+    with endpoints.swarm_endpoint(settings, endpoints.models_needed(overrides)) as endpoint:
+        context = endpoints.context_for(endpoint, endpoints.served_models(endpoint), **overrides)
         results = asyncio.run(evaluate.evaluate(tasks, context, options, progress=_eval_progress))
-    results["models"] = {role: context.model_for(role) for role in runner.ROLES}
+    results["models"] = {role: context.model_for(role) for role in endpoints.ROLES}
     results["sizes"] = {**asdict(sizes), "tasks": len(tasks)}
     swarm = [t["swarm"] for t in results["tasks"] if "swarm" in t]
     shares = [1 - a["model_s"] / a["seconds"] for a in swarm if a["seconds"] > 0]

@@ -137,18 +137,18 @@ def cmd_run(args: argparse.Namespace) -> int:
     """Run the swarm on one task against the configured or embedded models, checkpointed."""
     settings = _settings(args, model=args.model, base_url=args.base_url)
     _start_logging(settings)
-    from graphs import runner
+    from graphs import endpoints, runner
 
     task = sys.stdin.read() if args.task == "-" else args.task
     inputs = runner.check_inputs(task, args.workspace, args.database)
     overrides: dict[str, Any] = {"node_timeout_s": settings.request_timeout_s}
     if args.max_revisions is not None:
         overrides["max_revisions"] = args.max_revisions
-    overrides.update(_model_overrides(args.model, runner.ROLES))
+    overrides.update(_model_overrides(args.model, endpoints.ROLES))
     # An unknown model is a usage error, not a run to resume.
     if settings.base_url is None:
         catalog = load_catalog()
-        for name in runner.models_needed(overrides):
+        for name in endpoints.models_needed(overrides):
             catalog.get(name)
     elif args.model is not None:
         runner.check_served(str(settings.base_url), settings.request_model_name, settings.api_key)
@@ -203,15 +203,16 @@ def cmd_runs(args: argparse.Namespace) -> int:
 
 def _drive(record: RunRecord, settings: Settings, *, out: str | None, as_json: bool) -> int:
     """Run or continue the record's thread to its end; print and write the result."""
-    from graphs import runner
+    from graphs import endpoints, runner
 
     overrides = record.options.overrides
     try:
         with (
             bind_run(new_run_id()) as run_id,
-            runner.swarm_endpoint(settings, runner.models_needed(overrides)) as endpoint,
+            endpoints.swarm_endpoint(settings, endpoints.models_needed(overrides)) as endpoint,
         ):
-            context = runner.context_for(endpoint, runner.served_models(endpoint), **overrides)
+            served = endpoints.served_models(endpoint)
+            context = endpoints.context_for(endpoint, served, **overrides)
             start = time.monotonic()
 
             async def execute(store: RunStore) -> dict[str, Any]:
@@ -257,7 +258,7 @@ def _model_overrides(model: str | None, roles: Sequence[str]) -> dict[str, Any]:
 
 def cmd_eval(args: argparse.Namespace) -> int:
     """Run the task set through the swarm and the direct baseline; print the solve rates."""
-    from graphs import evaluate, runner
+    from graphs import endpoints, evaluate
 
     arms = tuple(a.strip() for a in args.arms.split(",") if a.strip())
     if not arms or set(arms) - set(evaluate.ARMS):
@@ -273,14 +274,14 @@ def cmd_eval(args: argparse.Namespace) -> int:
     overrides: dict[str, Any] = {"node_timeout_s": settings.request_timeout_s}
     if args.max_revisions is not None:
         overrides["max_revisions"] = args.max_revisions
-    overrides.update(_model_overrides(args.model, runner.ROLES))
+    overrides.update(_model_overrides(args.model, endpoints.ROLES))
     options = evaluate.EvalOptions(arms=arms, concurrency=args.concurrency)
     print(f"eval: {len(tasks)} tasks from {tasks_dir}, arms {', '.join(arms)}", file=sys.stderr)
     with (
         bind_run(new_run_id()) as run_id,
-        runner.swarm_endpoint(settings, runner.models_needed(overrides)) as endpoint,
+        endpoints.swarm_endpoint(settings, endpoints.models_needed(overrides)) as endpoint,
     ):
-        context = runner.context_for(endpoint, runner.served_models(endpoint), **overrides)
+        context = endpoints.context_for(endpoint, endpoints.served_models(endpoint), **overrides)
         start = time.monotonic()
         results = asyncio.run(
             evaluate.evaluate(tasks, context, options, progress=print_eval_progress)
@@ -289,7 +290,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         run_id=run_id,
         tasks_dir=str(tasks_dir),
         endpoint=endpoint.base_url,
-        models={role: context.model_for(role) for role in runner.ROLES},
+        models={role: context.model_for(role) for role in endpoints.ROLES},
         max_revisions=context.max_revisions,
         seconds=round(time.monotonic() - start, 1),
     )

@@ -32,8 +32,12 @@ class Context:
     """What one run of the graph talks to and how."""
 
     base_url: str = field(
-        default="http://127.0.0.1:8000/v1",
-        metadata=_doc("OpenAI-compatible endpoint: an edgeswarm gateway or a vLLM server."),
+        default="",
+        metadata=_doc(
+            "OpenAI-compatible endpoint: an edgeswarm gateway or a vLLM server. Empty: the "
+            "host's default, EDGESWARM_BASE_URL if set, else the embedded gateway, started "
+            "on first use and shared by the process's runs (graphs/endpoints.py)."
+        ),
     )
     api_key: str = field(default="EMPTY", metadata=_doc("Bearer token for base_url."))
     lease_models: bool = field(
@@ -223,8 +227,9 @@ def _problems(ctx: Context) -> Iterator[tuple[str, str]]:
     if ctx.prompt_layout not in get_args(PromptLayout):
         choices = ", ".join(get_args(PromptLayout))
         yield "prompt_layout", f"must be one of {choices}, not {ctx.prompt_layout!r}"
-    if not isinstance(ctx.base_url, str) or not ctx.base_url.startswith(("http://", "https://")):
-        yield "base_url", f"must be an http(s) URL, not {ctx.base_url!r}"
+    url = ctx.base_url
+    if not isinstance(url, str) or (url and not url.startswith(("http://", "https://"))):
+        yield "base_url", f"must be an http(s) URL or empty (the default), not {url!r}"
 
 
 def _number_problems(ctx: Context) -> Iterator[tuple[str, str]]:

@@ -27,6 +27,7 @@ from agents.transport import (
     unreachable,
 )
 from graphs.context import Context, Role
+from graphs.endpoints import HostedEndpointError, with_default_endpoint
 from graphs.state import NodeMetrics
 from runtime.logs import get_logger
 
@@ -121,6 +122,20 @@ async def ask(
     ``sampling``: (temperature, seed) instead of the role's. ``invoke``: how to ask
     (default: guided JSON).
     """
+    start = time.monotonic()
+    try:
+        ctx = await with_default_endpoint(ctx)
+    except HostedEndpointError as err:
+        seconds = time.monotonic() - start
+        failed = NodeMetrics(
+            node=node,
+            model=ctx.model_for(role),
+            prompt_tokens=0,
+            completion_tokens=0,
+            seconds=seconds,
+            ok=False,
+        )
+        raise NodeFailedError(f"{node}: {err}", failed) from err
     temperature, seed = sampling or (ctx.temperature_for(role), ctx.seed)
     budget = max_tokens or ctx.tokens_for(role)
     policy = CallPolicy(
@@ -134,7 +149,6 @@ async def ask(
     if single_attempt:
         first = min(budget or token_budget(schema), policy.max_tokens_cap)
         policy = replace(policy, max_tokens=first, max_tokens_cap=first)
-    start = time.monotonic()
     async with httpx.AsyncClient(timeout=ctx.node_timeout_s) as http:
 
         def chat(model: str, max_tokens: int) -> BaseChatModel:
@@ -264,6 +278,7 @@ async def warm_up(
     failures are logged and dropped: the run itself still works without them.
     """
     messages = [HumanMessage("warm-up")]
+    ctx = await with_default_endpoint(ctx)
 
     async def one(role: Role, schema: type[BaseModel] | None, http: httpx.AsyncClient) -> float:
         model = ctx.model_for(role)

@@ -17,6 +17,7 @@ from agents.researcher import MAX_TASK_CHARS, researcher_messages
 from agents.schemas import AuditReport, ResearchBrief, StageSummary
 from graphs.coding import attempt_text
 from graphs.context import Context, Role, context_of
+from graphs.endpoints import HostedEndpointError, with_default_endpoint
 from graphs.llm import NodeFailedError, ask, failure
 from graphs.state import Attempt, AuditEntry, FinalReport, NodeMetrics, State
 from tools.dispatch import ToolContext
@@ -80,8 +81,16 @@ class ResearchFailedError(RuntimeError):
 
 
 async def setup(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
-    """Record each role's model in the state, where the researcher's cache key reads it."""
-    ctx = context_of(runtime)
+    """Record each role's model in the state, where the researcher's cache key reads it.
+
+    A run whose context names no endpoint (Studio's default) gets the host's default here,
+    before its nodes race for it: ``EDGESWARM_BASE_URL``, or the embedded gateway this
+    process starts on first use (:func:`graphs.endpoints.with_default_endpoint`).
+    """
+    try:
+        ctx = await with_default_endpoint(context_of(runtime))
+    except HostedEndpointError as err:
+        return failure(err)
     return {"models": {role: ctx.model_for(role) for role in get_args(Role)}}
 
 

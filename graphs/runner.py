@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import os
 import sqlite3
-from collections.abc import Awaitable, Callable, Iterator, Mapping
-from dataclasses import fields, replace
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -25,57 +24,18 @@ from graphs.nodes import validate_task
 from graphs.runs import RunRecord, RunStore, thread_config
 from graphs.state import InputState, OutputState, State
 from graphs.swarm import brief_in_parallel, build_graph, graph
-from runtime.endpoint import Endpoint, check_reachable, find_running, list_models
-from runtime.gateway.embedded import embedded_gateway
+from runtime.endpoint import list_models
 from runtime.logs import get_logger
-from runtime.settings import Settings
 from tools.sql import SqlError, list_schema
 
 ProgressFn = Callable[[str, Mapping[str, Any]], Awaitable[None] | None]
 """Called with each node's update as it lands; may be a coroutine function."""
 SwarmGraph = CompiledStateGraph[State, Context, InputState, OutputState]
 _log = get_logger("runner")
-ROLES: tuple[Role, ...] = ("researcher", "coder", "auditor", "summarizer")
 
 
 class InputError(ValueError):
     """The run's input is unusable (task, workspace, database)."""
-
-
-def served_models(endpoint: Endpoint, timeout_s: float = 10.0) -> list[str]:
-    """Model names the endpoint lists at ``/models``; [] when it does not answer that."""
-    return list_models(endpoint.base_url, api_key=endpoint.api_key, timeout_s=timeout_s)
-
-
-def models_needed(overrides: Mapping[str, Any]) -> list[str]:
-    """Every model a run with these context overrides may request (roles and fallback)."""
-    context = replace(Context(), **overrides)
-    names = [context.model_for(role) for role in ROLES]
-    if context.fallback_model is not None:
-        names.append(context.fallback_model)
-    return list(dict.fromkeys(names))
-
-
-@contextlib.contextmanager
-def swarm_endpoint(settings: Settings, models: list[str]) -> Iterator[Endpoint]:
-    """Where a run sends its requests, started for the run when needed.
-
-    ``base_url`` from the settings wins; else a model that ``edgeswarm serve`` serves; else
-    the embedded gateway for ``models`` (a running one is reused), shared with the other runs
-    that use it and stopped after the last of them.
-    """
-    if settings.base_url is not None:
-        base_url = str(settings.base_url).rstrip("/")
-        check_reachable(base_url, api_key=settings.api_key)
-        yield Endpoint(base_url, settings.request_model_name, settings.api_key)
-        return
-    served = find_running(settings, settings.model)
-    if served is not None:
-        yield served
-        return
-    budget = int(settings.gateway_budget_gib * 2**30) if settings.gateway_budget_gib else None
-    with embedded_gateway(settings, models, budget_bytes=budget) as base_url:
-        yield Endpoint(base_url, models[0], settings.api_key, owned=True)
 
 
 def check_served(base_url: str, model: str, api_key: str | None = None) -> None:
@@ -89,31 +49,6 @@ def check_served(base_url: str, model: str, api_key: str | None = None) -> None:
         raise InputError(
             f"unknown model {model!r}: {base_url} serves {', '.join(map(repr, served))}"
         )
-
-
-def context_for(endpoint: Endpoint, served: list[str], **overrides: Any) -> Context:
-    """The run's context: defaults, the caller's overrides, roles mapped to served models.
-
-    A role whose model the endpoint does not serve gets the endpoint's own model (a plain
-    vLLM server serves one); a fallback that is not served is dropped, with a warning.
-    """
-    # Servers edgeswarm starts are new: their grammars compile while the run starts.
-    overrides.setdefault("warm_up", endpoint.owned)
-    context = replace(Context(), base_url=endpoint.base_url, api_key=endpoint.api_key, **overrides)
-    if not served:
-        return context
-    changes: dict[str, Any] = {}
-    for role in ROLES:
-        model = getattr(context, f"{role}_model")
-        if model not in served:
-            changes[f"{role}_model"] = endpoint.model if endpoint.model in served else served[0]
-            _log.warning(
-                "role_model_not_served", role=role, model=model, using=changes[f"{role}_model"]
-            )
-    if context.fallback_model is not None and context.fallback_model not in served:
-        changes["fallback_model"] = None
-        _log.warning("fallback_not_served", model=context.fallback_model)
-    return replace(context, **changes)
 
 
 def check_inputs(task: str, workspace: str | None, database: str | None) -> InputState:

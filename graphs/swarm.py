@@ -60,7 +60,12 @@ def brief_in_parallel(state: InputState) -> bool:
 
 
 def route_start(state: State) -> list[str]:
-    """The researcher first; beside the coder and the test writer when it can be."""
+    """The researcher first; beside the coder and the test writer when it can be.
+
+    To the final report when ``setup`` found no endpoint.
+    """
+    if state.status == "failed":
+        return ["finish"]
     if brief_in_parallel(state):
         return ["researcher", "coder", "test_writer"]
     return ["researcher"]
@@ -150,7 +155,9 @@ def build_graph() -> StateGraph[State, Context, InputState, OutputState]:
     builder.add_node("finish", nodes.finish)
 
     builder.add_edge(START, "setup")
-    builder.add_conditional_edges("setup", route_start, ["researcher", "coder", "test_writer"])
+    builder.add_conditional_edges(
+        "setup", route_start, ["researcher", "coder", "test_writer", "finish"]
+    )
     builder.add_conditional_edges("researcher", route_after_researcher, ["summarize_brief", END])
     builder.add_conditional_edges(
         "summarize_brief", route_to_writers, ["coder", "test_writer", "finish"]

@@ -1,7 +1,7 @@
 """Model endpoints: the embedded vLLM server, and servers registered for reuse.
 
 ``edgeswarm serve`` registers the model it serves; ``find_running`` finds it again for a run
-(see ``graphs.runner.swarm_endpoint`` for the order in which a run picks its endpoint).
+(see ``graphs.endpoints.swarm_endpoint`` for the order in which a run picks its endpoint).
 """
 
 from __future__ import annotations

@@ -1,0 +1,101 @@
+"""Studio as a new user meets it: `langgraph dev`, a task typed in, no context, real models.
+
+No ``EDGESWARM_BASE_URL`` and no context: the server's first run starts the embedded gateway
+with the real models (graphs/endpoints.py), its later runs share it, and stopping the server
+stops the gateway and every vLLM server it started. Driven through langgraph-sdk exactly as
+Studio drives it: the task only, a breakpoint before the coder, then resume.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from langgraph_sdk import get_client
+from langgraph_sdk.schema import StreamPart
+
+from runtime.process import ManagedProcess, free_port
+from tests.integration.test_cli_e2e import descendants, wait_gone
+from tests.integration.test_studio import GRAPH_ID, LANGGRAPH, OFFLINE_ENV, absolute_config
+
+ROOT = Path(__file__).resolve().parents[2]
+TASK = "Write a Python function that returns the larger of two numbers."
+"""No name in it: the researcher's brief names the entry point, then the coder waits."""
+RUN_DEADLINE_S = 600.0
+"""Both vLLM servers start on this run (a minute or two each on 2 cores), then the swarm."""
+
+
+def updated_nodes(parts: list[StreamPart]) -> list[str]:
+    return [node for part in parts if part.event == "updates" for node in part.data]
+
+
+async def drive(url: str) -> tuple[list[str], list[str], dict[str, Any]]:
+    """One run as Studio makes it; the nodes before the breakpoint, what is next, the end."""
+    async with get_client(url=url, api_key=None, timeout=120.0) as client:
+        [assistant] = await client.assistants.search(graph_id=GRAPH_ID)
+        thread_id: str = (await client.threads.create())["thread_id"]
+        async with asyncio.timeout(RUN_DEADLINE_S):
+            first = [
+                part
+                async for part in client.runs.stream(
+                    thread_id,
+                    assistant["assistant_id"],
+                    input={"task": TASK},
+                    interrupt_before=["coder"],
+                    stream_mode=["updates"],
+                )
+            ]
+            errors = [part.data for part in first if part.event == "error"]
+            assert not errors, errors
+            paused = await client.threads.get_state(thread_id)
+            second = [
+                part
+                async for part in client.runs.stream(
+                    thread_id, assistant["assistant_id"], input=None, stream_mode=["values"]
+                )
+            ]
+        errors = [part.data for part in second if part.event == "error"]
+        assert not errors, errors
+        values = [part.data for part in second if part.event == "values"]
+        return updated_nodes(first), sorted(paused["next"]), values[-1]
+
+
+def test_a_task_typed_in_studio_runs_on_the_embedded_gateway_it_starts(tmp_path: Path) -> None:
+    workdir = tmp_path / "langgraph-dev"
+    workdir.mkdir()
+    config = workdir / "langgraph.json"
+    config.write_text(json.dumps(absolute_config(ROOT / "langgraph.json")), encoding="utf-8")
+    env = {**os.environ, **OFFLINE_ENV, "EDGESWARM_STATE_DIR": str(tmp_path / "state")}
+    for name in ("DATABASE_URI", "POSTGRES_URI", "EDGESWARM_BASE_URL"):
+        env.pop(name, None)
+    port = free_port()
+    where = ["--host", "127.0.0.1", "--port", str(port), "--config", str(config)]
+    server = ManagedProcess(
+        f"langgraph-dev:{port}",
+        [str(LANGGRAPH), "dev", "--no-browser", "--no-reload", *where],
+        health_url=f"http://127.0.0.1:{port}/ok",
+        log_path=workdir / "server.log",
+        env=env,
+        cwd=workdir,
+        start_timeout_s=120,
+    )
+    with server:
+        assert server.pid is not None
+        before, paused_at, end = asyncio.run(drive(f"http://127.0.0.1:{port}"))
+        started = descendants(server.pid)  # the gateway and its vLLM servers
+        log = server.log_path.read_text(encoding="utf-8", errors="replace")
+    assert before == ["setup", "researcher", "summarize_brief", "__interrupt__"], log[-3000:]
+    assert paused_at == ["coder", "test_writer"]
+    assert "started the embedded gateway at http://127.0.0.1:" in log
+    report = end.get("report")
+    assert isinstance(report, dict), (end.get("error"), log[-3000:])
+    assert report["outcome"] in {"approved", "unresolved", "failed"}
+    if report["outcome"] != "failed":
+        assert "def " in report["files"]["solution.py"]
+    models = {m["model"] for m in end["metrics"]}
+    assert "qwen2.5-coder-0.5b-instruct" in models, models
+    # the server stopped: so did the gateway and the model servers it started
+    assert started and wait_gone(started, 60) == set()
