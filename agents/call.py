@@ -11,6 +11,13 @@ Within one attempt, and within its deadline, a request the endpoint could not ta
 restarting, a full queue) is resent with backoff: a bounded number of times, except for a full
 queue (429), which is waited out as its ``Retry-After`` says until the deadline. That is not a
 new attempt: the answer was never produced, so the budget and the model stay.
+
+Why this is not LangGraph's node ``retry_policy`` or ``timeout`` (``TimeoutPolicy``): those act
+on a whole node. A retried coder node would write all its candidates again for one that was
+cut off, and a node deadline cannot tell a swap wait or a full queue (waited out, no new
+attempt) from a model that loops. What changes between attempts here (a larger budget, then
+the fallback model) is this module's domain; the graph uses LangGraph's own policies where
+they fit: the researcher's ``cache_policy`` and ``error_handler`` (graphs/swarm.py).
 """
 
 from __future__ import annotations
