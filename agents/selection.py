@@ -12,8 +12,9 @@ Pure functions of the execution results (no I/O), so every rule is unit-tested o
   most with the others on what the code does (:func:`agreement`: the same value returned, or
   the same exception raised, call by call, on the checks' calls and on the probes of
   :mod:`agents.probes`; independent samples that agree are more likely right, even where a
-  check's expected value is wrong), then to the one that crashes on fewer probes (an
-  IndexError on an input varied from a check's is a bug, not a refusal), then to the greedy
+  check's expected value is wrong; a round's greedy answers count as one voter), then to
+  the one that crashes on fewer probes (an IndexError on an input varied from a check's is
+  a bug, not a refusal), then to the greedy
   candidate, then to the earlier one, so a later revision replaces the best so far only when
   it passes more;
 - whether to revise: only when the best fails a check that some evidence supports (a stated
@@ -23,7 +24,7 @@ Pure functions of the execution results (no I/O), so every rule is unit-tested o
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Hashable, Sequence
 from dataclasses import dataclass
 
 from agents.examples import Check
@@ -56,8 +57,8 @@ class Scored:
     index: int
     """Its position in the candidates (all rounds, in order)."""
     score: float
-    agreement: int
-    """Calls on which another gated candidate did the same, summed over them (:func:`agreement`)."""
+    agreement: float
+    """Calls on which another voter's gated candidates did the same, summed (:func:`agreement`)."""
     crashes: int
     """Probes on which it raised one of :data:`CRASHES`."""
     passed: int
@@ -87,26 +88,40 @@ def crashes(observed: Sequence[str]) -> int:
     return sum(1 for seen in observed if raised(seen) in CRASHES)
 
 
-def agreement(runs: Sequence[CandidateRun], observed: Sequence[Sequence[str]] = ()) -> list[int]:
-    """For each candidate: on how many (call, other gated candidate) pairs both did the same.
+def agreement(
+    runs: Sequence[CandidateRun],
+    observed: Sequence[Sequence[str]] = (),
+    voters: Sequence[Hashable] | None = None,
+) -> list[float]:
+    """For each candidate: on how many (call, other voter) pairs both did the same.
 
     A pairwise count, not the size of an exact-behaviour cluster: two right candidates that
     differ on one call nobody specified (a tie broken another way) still agree on the rest.
     ``observed``: each run's probe outcomes (empty where its probe run gave none). A candidate
     that did not pass the gate agrees with nothing.
+
+    ``voters``: each candidate's voter; candidates that share one are not independent
+    evidence (a round's greedy answers to two prompts, the model's modes: they often write
+    the same code). Such a voter counts once, as its members' mean, and a candidate gets
+    nothing from its own voter. Without it every candidate is its own voter. Measured on the
+    dev split's ties mixing right and wrong candidates in five evals (27): the greedy pair
+    counted as one voter chose right 22 times, as two 20 (reverse_words twice and
+    bank_account won, remove_duplicates lost).
     """
     rows = [
         outcomes(run, observed[i] if i < len(observed) else ()) if not run.gate else None
         for i, run in enumerate(runs)
     ]
-    counts: list[int] = []
+    groups: Sequence[Hashable] = list(range(len(runs))) if voters is None else voters
+    counts: list[float] = []
     for i, mine in enumerate(rows):
-        total = 0
+        by_voter: dict[Hashable, list[int]] = {}
         for j, theirs in enumerate(rows):
-            if i == j or mine is None or theirs is None:
+            if groups[j] == groups[i] or mine is None or theirs is None:
                 continue
-            total += sum(1 for a, b in zip(mine, theirs, strict=False) if a == b)
-        counts.append(total)
+            same = sum(1 for a, b in zip(mine, theirs, strict=False) if a == b)
+            by_voter.setdefault(groups[j], []).append(same)
+        counts.append(sum(sum(seen) / len(seen) for seen in by_voter.values()))
     return counts
 
 
@@ -116,16 +131,18 @@ def rank(
     greedy: Sequence[bool],
     blocked: Collection[int] = (),
     observed: Sequence[Sequence[str]] = (),
+    voters: Sequence[Hashable] | None = None,
 ) -> list[Scored]:
     """Candidates that passed the gate, best first (see the module's rules).
 
     ``blocked``: candidates a tool found a blocking problem in; they rank after every other.
     ``observed``: each run's probe outcomes (:func:`agents.probes.observation`), or nothing.
+    ``voters``: who is independent evidence of whom (:func:`agreement`).
     """
     weights = support(checks, runs)
     must = set(_required(checks, weights))
     weights = [w if k in must else 0.0 for k, w in enumerate(weights)]
-    agreed = agreement(runs, observed)
+    agreed = agreement(runs, observed, voters)
     scored = [
         Scored(
             index=i,

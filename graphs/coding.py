@@ -328,9 +328,11 @@ async def run_tests(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     sandbox_s = round(time.monotonic() - started, 3)
     done += scored
     runs = [_as_run(c) for c in done]
-    ranking = rank(
-        checks, runs, [c.greedy for c in done], set(state.blocked), [c.observed for c in done]
-    )
+    # A round's greedy answers (one per prompt) are the model's modes, not independent draws.
+    voters = [("greedy", c.revision) if c.greedy else i for i, c in enumerate(done)]
+    greedy = [c.greedy for c in done]
+    observed = [c.observed for c in done]
+    ranking = rank(checks, runs, greedy, set(state.blocked), observed, voters)
     must: list[int] = []
     failing: list[int] = []
     if ranking:

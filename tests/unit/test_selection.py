@@ -128,3 +128,24 @@ def test_evidence_from_bandit_and_large_inputs() -> None:
     assert bandit_scan("def add(a, b):\n    return a + b\n") == []
     assert large_call("f('ab', [1, 2], 3)") == "f('ab' * 1500, [1, 2] * 1500, 3)"
     assert large_call("f(3)") is None
+
+
+def test_a_rounds_greedy_answers_are_one_voter_not_two() -> None:
+    # reverse_words, as seen twice: both greedy answers (plain and coder prompt) wrote the
+    # same wrong code (words kept in order), two samples reversed them; every candidate
+    # failed the same wrong writer checks, so agreement decided, and the greedy pair outvoted
+    # the two independent samples
+    checks = [Check("reverse_words('a b')", "'b a'", "writer")]
+    runs = [CandidateRun("", (Verdict(False, "'x'"),))] * 4
+    wrong, right = ["'a b'", "''"], ["'b a'", "''"]
+    observed = [wrong, wrong, right, right]
+    greedy = [True, True, False, False]
+    assert rank(checks, runs, greedy, (), observed)[0].index == 0  # each its own voter
+    voters = [("greedy", 0), ("greedy", 0), 2, 3]
+    ranked = rank(checks, runs, greedy, (), observed, voters)
+    assert ranked[0].index == 2
+    # the greedy pair counts as its members' mean; a candidate gets nothing from its own voter
+    assert agreement(runs, observed, voters) == [4.0, 4.0, 5.0, 5.0]
+    # where the greedy pair is right and one sample agrees, the greedy answer still wins
+    observed = [right, right, right, wrong]
+    assert rank(checks, runs, greedy, (), observed, voters)[0].index == 0
