@@ -1,9 +1,10 @@
 """Studio as a new user meets it: `langgraph dev`, a task typed in, no context, real models.
 
 No ``EDGESWARM_BASE_URL`` and no context: the server's first run starts the embedded gateway
-with the real models (graphs/endpoints.py), its later runs share it, and stopping the server
-stops the gateway and every vLLM server it started. Driven through langgraph-sdk exactly as
-Studio drives it: the task only, a breakpoint before the coder, then resume.
+with the real models (graphs/endpoints.py), its later runs share it, an `edgeswarm run` beside
+it leases it too and leaves it running, and stopping the server stops the gateway and every
+vLLM server it started. Driven through langgraph-sdk exactly as Studio drives it: the task
+only, a breakpoint before the coder, then resume.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +20,13 @@ from langgraph_sdk import get_client
 from langgraph_sdk.schema import StreamPart
 
 from runtime.process import ManagedProcess, free_port
-from tests.integration.test_cli_e2e import descendants, wait_gone
+from tests.integration.test_cli_e2e import (
+    alive,
+    assert_honest_result,
+    descendants,
+    edgeswarm,
+    wait_gone,
+)
 from tests.integration.test_studio import GRAPH_ID, LANGGRAPH, OFFLINE_ENV, absolute_config
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -63,7 +71,9 @@ async def drive(url: str) -> tuple[list[str], list[str], dict[str, Any]]:
         return updated_nodes(first), sorted(paused["next"]), values[-1]
 
 
-def test_a_task_typed_in_studio_runs_on_the_embedded_gateway_it_starts(tmp_path: Path) -> None:
+def test_a_task_typed_in_studio_runs_on_the_embedded_gateway_it_starts_and_shares(
+    tmp_path: Path,
+) -> None:
     workdir = tmp_path / "langgraph-dev"
     workdir.mkdir()
     config = workdir / "langgraph.json"
@@ -87,6 +97,18 @@ def test_a_task_typed_in_studio_runs_on_the_embedded_gateway_it_starts(tmp_path:
         before, paused_at, end = asyncio.run(drive(f"http://127.0.0.1:{port}"))
         started = descendants(server.pid)  # the gateway and its vLLM servers
         log = server.log_path.read_text(encoding="utf-8", errors="replace")
+        # `edgeswarm run` while the server holds the gateway: it leases it, and ending
+        # leaves it to the server (a run of the small model: the sharing is what is checked)
+        cli = subprocess.run(
+            edgeswarm("run", "--json", "--max-revisions", "0", TASK),
+            env={**env, "EDGESWARM_LOG_FORMAT": "json", "PYTHONUNBUFFERED": "1"},
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        assert_honest_result(json.loads(cli.stdout), cli.returncode, cli.stderr)
+        assert "gateway_reused" in cli.stderr and "gateway_started" not in cli.stderr
+        assert alive(started) == started, "a run that leased the gateway must not stop it"
     assert before == ["setup", "researcher", "summarize_brief", "__interrupt__"], log[-3000:]
     assert paused_at == ["coder", "test_writer"]
     assert "started the embedded gateway at http://127.0.0.1:" in log
