@@ -46,7 +46,7 @@ every machine) runs 1,000 examples of up to 30 steps each;
 :func:`test_the_gateway_keeps_its_promises_under_generated_faults` counts the steps it really
 ran and requires at least 10,000 of them. An example is one interleaving from a fresh gateway;
 a step is one more move in it, after which every invariant is checked. Measured on 2 busy
-cores: 1,066 examples, 26,657 steps, 41 s. ``--hypothesis-profile=soak`` runs 20,000
+cores: 1,066 examples, 26,657 steps, 35 s. ``--hypothesis-profile=soak`` runs 20,000
 randomized examples of up to 50 steps (it found the third bug below; the default run did not).
 
 The shrunk counterexample of every failure found is kept below as a named regression test.
