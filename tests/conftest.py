@@ -18,6 +18,7 @@ from typing import Any
 
 import httpx
 import pytest
+from hypothesis import HealthCheck, settings
 
 from runtime.process import ManagedProcess, free_port
 from tests.postgres import PostgresServer, throwaway_postgres
@@ -149,3 +150,26 @@ def postgres_server() -> Iterator[PostgresServer]:
 def postgres_url(postgres_server: PostgresServer) -> str:
     """The URL of a fresh, empty PostgreSQL database for this test."""
     return postgres_server.create_database()
+
+
+# Hypothesis: a fixed, derandomized profile by default (the same cases on every run and
+# machine, nothing written to a database), and a long randomized one for soaking by hand:
+# `pytest --hypothesis-profile=soak tests/unit/gateway/test_gateway_stateful.py`.
+settings.register_profile(
+    "edgeswarm",
+    derandomize=True,
+    database=None,
+    deadline=None,
+    max_examples=1000,
+    stateful_step_count=30,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.register_profile(
+    "soak",
+    parent=settings.get_profile("edgeswarm"),
+    derandomize=False,
+    max_examples=20_000,
+    stateful_step_count=50,
+)
+settings.load_profile("edgeswarm")

@@ -50,8 +50,18 @@ def _routing(body: bytes) -> tuple[str, bool]:
     """The ``model`` and ``stream`` fields of a request body; BadRequestError otherwise."""
     try:
         payload = json.loads(body)
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        raise BadRequestError("the request body is not JSON") from None
+    except RecursionError:
+        # Nesting deeper than Python's recursion limit: json raises RecursionError, which
+        # was a 500 (found by tests/unit/gateway/test_gateway_fuzz.py).
+        raise BadRequestError("the request body is JSON nested too deeply to read") from None
+    except ValueError as err:
+        # JSONDecodeError and UnicodeDecodeError, and also an integer longer than Python
+        # converts (4300 digits), a plain ValueError that was a 500 (found by the fuzzing).
+        if isinstance(err, json.JSONDecodeError | UnicodeDecodeError):
+            raise BadRequestError("the request body is not JSON") from None
+        raise BadRequestError(
+            f"the request body is not JSON the gateway can read ({err})"
+        ) from None
     if not isinstance(payload, dict):
         raise BadRequestError("the request body must be a JSON object")
     model = payload.get("model")

@@ -91,7 +91,7 @@ class SwapScheduler:
 
     async def start(self) -> None:
         """Start the coordinator and the watchdog."""
-        self._tasks = [
+        self._tasks += [
             asyncio.create_task(self._coordinate(), name="gateway-coordinator"),
             asyncio.create_task(self._watch(), name="gateway-watchdog"),
         ]
@@ -99,9 +99,10 @@ class SwapScheduler:
     async def close(self) -> None:
         """Fail what waits, stop every server, release every byte."""
         self._closing = True
-        for task in self._tasks:
+        tasks = list(self._tasks)
+        for task in tasks:
             task.cancel()
-        for task in self._tasks:
+        for task in tasks:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
         closing = ModelUnavailableError("the gateway is shutting down")
@@ -328,17 +329,45 @@ class SwapScheduler:
             await self.residency.bring_up(slot)
 
     async def unload(self, name: str) -> ModelState:
-        """Unload ``name`` now (drain, then sleep or stop); returns its new state."""
+        """Unload ``name`` now (drain, then sleep or stop); returns its new state.
+
+        The unload runs to its end even when the caller is cancelled (its client left):
+        cut off between ``stopping`` and ``stopped`` it left the model ``stopping`` for good,
+        holding its bytes and refusing every later request (found by the state machine,
+        ``test_a_cancelled_unload_does_not_leave_its_model_stopping``).
+        """
         slot = self.slot(name)
         if not slot.managed:
             raise ModelUnavailableError(f"model {name} is remote: the gateway does not swap it")
-        async with self._device_mutex:
-            if slot.state is ModelState.READY:
-                await self.residency.evict([slot], reason="unload requested")
-            elif slot.state in (ModelState.SLEEPING, ModelState.FAILED):
-                slot.failure = slot.start_failed_at = None
-                await self.residency.stop(slot, "unload requested")
+        task = asyncio.create_task(self._unload(slot), name=f"unload-{name}")
+        self._tasks.append(task)
+        task.add_done_callback(self._forget)
+        await asyncio.shield(task)
         return slot.state
+
+    def _forget(self, task: asyncio.Task[None]) -> None:
+        """Drop a finished unload; its error is the caller's (retrieved here if it left)."""
+        with contextlib.suppress(ValueError):
+            self._tasks.remove(task)
+        if not task.cancelled():
+            task.exception()
+
+    async def _unload(self, slot: ModelSlot) -> None:
+        """Unload under the mutex, then wake the coordinator.
+
+        Requests that arrived while the model was ``stopping`` queued, and only the
+        coordinator loads a model for them: without the wake they waited for some other
+        event, up to their deadline (``test_a_request_queued_during_an_unload_is_served``).
+        """
+        try:
+            async with self._device_mutex:
+                if slot.state is ModelState.READY:
+                    await self.residency.evict([slot], reason="unload requested")
+                elif slot.state in (ModelState.SLEEPING, ModelState.FAILED):
+                    slot.failure = slot.start_failed_at = None
+                    await self.residency.stop(slot, "unload requested")
+        finally:
+            self._wake.set()
 
     async def _reap_failed(self) -> None:
         """Stop what is left of failed servers and release their bytes (takes the mutex)."""
