@@ -118,7 +118,7 @@ def test_orchestration_overhead_and_context_pruning_run_on_the_fake_model(tmp_pa
     overhead = sp.orchestration_overhead(sp.OverheadSizes(runs=2), work, allowed_port)
     for arm in ("direct", "gateway"):
         data = overhead["arms"][arm]
-        assert data["nodes_per_run"] == 10 and data["calls_per_run"] == 5
+        assert data["nodes_per_run"] == 11 and data["calls_per_run"] == 5  # setup included
         assert 0 < data["ms_per_node_without_sandbox"] < data["ms_per_node"]
     pruning = sp.context_pruning(sp.PruningSizes(revisions=2), work, allowed_port)
     pruned, unpruned = pruning["modes"]["pruned"], pruning["modes"]["unpruned"]
