@@ -126,16 +126,8 @@ async def ask(
     try:
         ctx = await with_default_endpoint(ctx)
     except HostedEndpointError as err:
-        seconds = time.monotonic() - start
-        failed = NodeMetrics(
-            node=node,
-            model=ctx.model_for(role),
-            prompt_tokens=0,
-            completion_tokens=0,
-            seconds=seconds,
-            ok=False,
-        )
-        raise NodeFailedError(f"{node}: {err}", failed) from err
+        metrics = _metrics(node, CallTrace(), start, revision, model=ctx.model_for(role))
+        raise NodeFailedError(f"{node}: {err}", replace(metrics, ok=False)) from err
     temperature, seed = sampling or (ctx.temperature_for(role), ctx.seed)
     budget = max_tokens or ctx.tokens_for(role)
     policy = CallPolicy(

@@ -88,7 +88,7 @@ def research_failed(state: State, error: NodeError) -> Command[Literal["finish"]
     """
     err = error.error
     if isinstance(err, nodes.ResearchFailedError):
-        update = {"status": "failed", "error": str(err), "metrics": err.metrics}
+        update = {**failure(err), "metrics": err.metrics}
     elif isinstance(err, ValueError):
         update = failure(err)
     else:

@@ -103,6 +103,33 @@ def absolute_config(source: Path) -> dict[str, Any]:
     return config
 
 
+def dev_process(workdir: Path, **env: str) -> tuple[ManagedProcess, str]:
+    """`langgraph dev` on a free port, offline, run in ``workdir`` (not yet started), and its URL.
+
+    ``workdir`` gets a copy of the real langgraph.json with absolute paths and the log; the
+    server's environment is ours, offline, with no database and no EDGESWARM_BASE_URL unless
+    ``env`` names one.
+    """
+    assert LANGGRAPH.exists(), f"{LANGGRAPH} is missing: install the studio extra (make install)"
+    config_path = workdir / "langgraph.json"
+    config_path.write_text(json.dumps(absolute_config(ROOT / "langgraph.json")), encoding="utf-8")
+    port = free_port()
+    environ = {**os.environ, **OFFLINE_ENV}
+    for name in ("DATABASE_URI", "POSTGRES_URI", "EDGESWARM_BASE_URL"):
+        environ.pop(name, None)
+    where = ["--host", "127.0.0.1", "--port", str(port), "--config", str(config_path)]
+    process = ManagedProcess(
+        f"langgraph-dev:{port}",
+        [str(LANGGRAPH), "dev", "--no-browser", "--no-reload", *where],
+        health_url=f"http://127.0.0.1:{port}/ok",
+        log_path=workdir / "server.log",
+        env={**environ, **env},
+        cwd=workdir,
+        start_timeout_s=120,
+    )
+    return process, f"http://127.0.0.1:{port}"
+
+
 @pytest.fixture(
     scope="module", params=["memory", pytest.param("postgres", marks=pytest.mark.postgres)]
 )
@@ -110,43 +137,15 @@ def dev_server(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[DevServer]:
     """`langgraph dev` on a free port, offline, in a temp working directory."""
-    assert LANGGRAPH.exists(), f"{LANGGRAPH} is missing: install the studio extra (make install)"
     workdir = tmp_path_factory.mktemp("langgraph-dev")
-    config_path = workdir / "langgraph.json"
-    config_path.write_text(json.dumps(absolute_config(ROOT / "langgraph.json")), encoding="utf-8")
-    port = free_port()
     database = None
-    env = {**os.environ, **OFFLINE_ENV}
-    for name in ("DATABASE_URI", "POSTGRES_URI"):
-        env.pop(name, None)
+    env: dict[str, str] = {}
     if request.param == "postgres":
         database = request.getfixturevalue("postgres_server").create_database()
         env["POSTGRES_URI"] = database
-    command = [
-        str(LANGGRAPH),
-        "dev",
-        "--no-browser",
-        "--no-reload",
-        "--host",
-        "127.0.0.1",
-        "--port",
-        str(port),
-        "--config",
-        str(config_path),
-    ]
-    process = ManagedProcess(
-        f"langgraph-dev:{port}",
-        command,
-        health_url=f"http://127.0.0.1:{port}/ok",
-        log_path=workdir / "server.log",
-        env=env,
-        cwd=workdir,
-        start_timeout_s=120,
-    )
+    process, url = dev_process(workdir, **env)
     with process:
-        yield DevServer(
-            process=process, url=f"http://127.0.0.1:{port}", workdir=workdir, database=database
-        )
+        yield DevServer(process=process, url=url, workdir=workdir, database=database)
 
 
 @pytest.fixture

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -19,7 +18,6 @@ from typing import Any
 from langgraph_sdk import get_client
 from langgraph_sdk.schema import StreamPart
 
-from runtime.process import ManagedProcess, free_port
 from tests.integration.test_cli_e2e import (
     alive,
     assert_honest_result,
@@ -27,9 +25,8 @@ from tests.integration.test_cli_e2e import (
     edgeswarm,
     wait_gone,
 )
-from tests.integration.test_studio import GRAPH_ID, LANGGRAPH, OFFLINE_ENV, absolute_config
+from tests.integration.test_studio import GRAPH_ID, dev_process
 
-ROOT = Path(__file__).resolve().parents[2]
 TASK = "Write a Python function that returns the larger of two numbers."
 """No name in it: the researcher's brief names the entry point, then the coder waits."""
 RUN_DEADLINE_S = 600.0
@@ -76,25 +73,11 @@ def test_a_task_typed_in_studio_runs_on_the_embedded_gateway_it_starts_and_share
 ) -> None:
     workdir = tmp_path / "langgraph-dev"
     workdir.mkdir()
-    config = workdir / "langgraph.json"
-    config.write_text(json.dumps(absolute_config(ROOT / "langgraph.json")), encoding="utf-8")
-    env = {**os.environ, **OFFLINE_ENV, "EDGESWARM_STATE_DIR": str(tmp_path / "state")}
-    for name in ("DATABASE_URI", "POSTGRES_URI", "EDGESWARM_BASE_URL"):
-        env.pop(name, None)
-    port = free_port()
-    where = ["--host", "127.0.0.1", "--port", str(port), "--config", str(config)]
-    server = ManagedProcess(
-        f"langgraph-dev:{port}",
-        [str(LANGGRAPH), "dev", "--no-browser", "--no-reload", *where],
-        health_url=f"http://127.0.0.1:{port}/ok",
-        log_path=workdir / "server.log",
-        env=env,
-        cwd=workdir,
-        start_timeout_s=120,
-    )
+    server, url = dev_process(workdir, EDGESWARM_STATE_DIR=str(tmp_path / "state"))
+    env = dict(server.env)
     with server:
         assert server.pid is not None
-        before, paused_at, end = asyncio.run(drive(f"http://127.0.0.1:{port}"))
+        before, paused_at, end = asyncio.run(drive(url))
         started = descendants(server.pid)  # the gateway and its vLLM servers
         log = server.log_path.read_text(encoding="utf-8", errors="replace")
         # `edgeswarm run` while the server holds the gateway: it leases it, and ending
