@@ -87,7 +87,7 @@ bench: install models ## every benchmark vs its baseline: bench/results/<date>-<
 	$(BIN)/edgeswarm models pull smollm2-135m-instruct-fp32
 	$(PY) -m bench.suite $(BENCH_ARGS)
 
-EVAL_ARGS ?= --concurrency 4 --max-revisions 1
+EVAL_ARGS ?= --concurrency 4
 eval: install models ## the whole task set's hidden tests: the swarm vs one plain and one guided call of its coder
 	$(BIN)/edgeswarm eval --out bench/results/$$(date +%F)-$$(hostname)-eval.json $(EVAL_ARGS)
 

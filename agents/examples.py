@@ -235,6 +235,50 @@ def _prose_checks(text: str, entry: str) -> list[Check]:
     return checks
 
 
+_EMPTY = {"string": '""', "str": '""', "list": "[]", "dict": "{}", "tuple": "()", "set": "set()"}
+_EMPTY_IN = re.compile(
+    r"\b(?:an?|the)\s+empty\s+(?:or\s+[\w-]+\s+)?(string|str|list|dict|tuple|set)\s+"
+    r"(?:returns?|gives?)\s+",
+    re.IGNORECASE,
+)
+_EMPTY_OUT = re.compile(r"(?:an?\s+)?empty\s+(string|str|list|dict|tuple|set)\b", re.IGNORECASE)
+_BECOMES = re.compile(r"\s+(?:becomes|turns\s+into|->|→|=>)\s+")
+
+
+def _value_at(text: str) -> str | None:
+    """A literal, or "an empty list" and the like, at the start of ``text``."""
+    spoken = _EMPTY_OUT.match(text)
+    if spoken:
+        return _EMPTY[spoken[1].lower()]
+    return _literal_prefix(text)
+
+
+def _one_argument_checks(text: str, entry: str) -> list[Check]:
+    """Examples a statement gives in words for a function of one argument.
+
+    ``"aaabcc" becomes "a3b1c2"`` and ``an empty list returns []`` (or ``returns an empty
+    dict``): the argument is a literal (quoted or bracketed), or the empty value named.
+    """
+    checks: list[Check] = []
+    for found in _EMPTY_IN.finditer(text):
+        value = _value_at(text[found.end() :])
+        if value is not None:
+            checks.append(Check(f"{entry}({_EMPTY[found[1].lower()]})", value, "statement"))
+    for start, char in enumerate(text):
+        if char not in "\"'[{(" or (start and text[start - 1].isalnum()):
+            continue
+        argument = _literal_prefix(text[start : start + _MAX_SOURCE])
+        if argument is None or argument[0] != char:
+            continue
+        arrow = _BECOMES.match(text, start + len(argument))
+        if arrow is None:
+            continue
+        value = _literal_prefix(text[arrow.end() : arrow.end() + _MAX_SOURCE])
+        if value is not None:
+            checks.append(Check(f"{entry}({argument})", value, "statement"))
+    return checks
+
+
 def _doctest_texts(statement: str) -> list[str]:
     """Where a statement's doctests live: a stub's docstrings, else the whole text."""
     stub = stub_source(statement)
@@ -251,6 +295,10 @@ def statement_checks(statement: str, entry: EntryPoint | None) -> list[Check]:
     if entry is not None and entry.kind == "function":
         seen = {check.call for check in checks}
         checks += [c for c in _prose_checks(statement, entry.name) if c.call not in seen]
+        if len(entry.parameters) == 1:
+            seen = {check.call for check in checks}
+            spoken = _one_argument_checks(statement, entry.name)
+            checks += [c for c in spoken if c.call not in seen]
     unique: dict[tuple[tuple[str, ...], str], Check] = {}
     for check in checks:
         if len(check.call) <= _MAX_SOURCE and len(check.expected) <= _MAX_SOURCE:

@@ -19,7 +19,9 @@ Pure functions of the execution results (no I/O), so every rule is unit-tested o
   it passes more;
 - whether to revise: only when the best fails a check that some evidence supports (a stated
   example, or a writer's check that another candidate passes), with those failures as the
-  concrete feedback.
+  concrete feedback;
+- whether to search on without feedback (a round of fresh samples only): when the best fails
+  a check no evidence supports and the candidates do not all behave alike (:func:`disagree`).
 """
 
 from __future__ import annotations
@@ -183,6 +185,24 @@ def _required(checks: Sequence[Check], weights: Sequence[float]) -> list[int]:
         for i, (check, weight) in enumerate(zip(checks, weights, strict=True))
         if check.source == "statement" or weight > 0.5
     ]
+
+
+def disagree(runs: Sequence[CandidateRun], observed: Sequence[Sequence[str]] = ()) -> bool:
+    """Whether the gated candidates did not all do the same, call by call (probes included).
+
+    When a check fails every candidate, only this tells a systematic slip of the model, or a
+    wrong check (they all behave alike: more samples of the same prompt would too), from a
+    task the model is unsure of (they differ: another sample may be the right one). Measured
+    in the evals of 6180fa5 and 158e11e, on the runs that ended after one round with the
+    chosen candidate failing a check: the candidates differed on 18 of 20 unsolved tasks and
+    on 14 of 55 solved ones (so a search round costs little on what is already solved).
+    """
+    rows = {
+        tuple(outcomes(run, observed[i] if i < len(observed) else ()))
+        for i, run in enumerate(runs)
+        if not run.gate
+    }
+    return len(rows) > 1
 
 
 def supported_failures(

@@ -7,6 +7,9 @@ of what the task asks; selection weighs each check by how many candidates agree 
 
 from __future__ import annotations
 
+import ast
+import builtins
+
 from langchain_core.messages import BaseMessage
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -52,10 +55,46 @@ def test_writer_messages(
 
 
 def writer_checks(suite: TestSuite, entry: EntryPoint | None) -> list[Check]:
-    """The suite's checks that call the entry point (a check of anything else proves nothing)."""
+    """The suite's well-formed checks that call the entry point.
+
+    A check of anything else proves nothing; one whose expected value names something
+    undefined (``Fizz`` for ``"Fizz"``: the 0.5B writer drops quotes) or calls the code under
+    test, or whose call uses a name it never defines, fails every candidate whatever it does.
+    """
     wanted = entry.name if entry is not None else ""
     return [
         Check(case.call, case.expected, "writer")
         for case in suite.checks
-        if not wanted or wanted in case.call
+        if (not wanted or wanted in case.call) and well_formed(case.call, case.expected, wanted)
     ]
+
+
+_BUILTINS = frozenset(dir(builtins))
+
+
+def well_formed(call: str, expected: str, entry: str = "") -> bool:
+    """Whether a check can pass at all: both parse as expressions and use no undefined name.
+
+    ``call`` may use the entry point's name and builtins; ``expected`` only builtins (a value,
+    not another call of the code under test).
+    """
+    names = _free_names(call), _free_names(expected)
+    if names[0] is None or names[1] is None:
+        return False
+    return names[0] <= _BUILTINS | {entry} and names[1] <= _BUILTINS
+
+
+def _free_names(source: str) -> set[str] | None:
+    """The names an expression reads that it does not bind itself; None if it does not parse."""
+    try:
+        tree = ast.parse(source.strip(), mode="eval")
+    except SyntaxError:
+        return None
+    bound: set[str] = set()
+    read: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            (read if isinstance(node.ctx, ast.Load) else bound).add(node.id)
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+    return read - bound

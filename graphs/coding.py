@@ -4,7 +4,8 @@ The coder writes several candidates at once (one greedy, the rest sampled with d
 seeds; vLLM batches them), the test writer writes checks from the task alone, and
 ``run_tests`` runs every new candidate against every check in the sandbox and keeps the best
 candidate so far (:mod:`agents.selection`). A revision is a new round of candidates written
-from the best one and the checks it failed, with what each call returned.
+from the best one and the checks it failed, with what each call returned; a search round
+(no supported failure, but candidates that differ) is fresh samples only.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from agents.checks import checks_module
 from agents.coder import CodeDraft, CoderPrompt
 from agents.examples import Check, EntryPoint, entry_point_of
 from agents.probes import observation, probes
-from agents.selection import rank, required, supported_failures
+from agents.selection import disagree, rank, required, supported_failures
 from graphs.context import Context, context_of
 from graphs.llm import Answer, NodeFailedError, ask, ask_code, failure
 from graphs.state import Candidate, NodeMetrics, State, TestRun
@@ -37,7 +38,9 @@ _SEED_STRIDE = 1000
 _log = get_logger("graph")
 
 
-def plan(ctx: Context, revision: int, count: int) -> list[tuple[float, int, CoderPrompt]]:
+def plan(
+    ctx: Context, revision: int, count: int, repair: bool = True
+) -> list[tuple[float, int, CoderPrompt]]:
     """Each candidate's (temperature, seed, prompt) for a round of ``count``.
 
     A first round opens with the greedy answer to the plain prompt, asked as a user asks (no
@@ -49,12 +52,15 @@ def plan(ctx: Context, revision: int, count: int) -> list[tuple[float, int, Code
     fresh samples of the plain prompt at new seeds, every second one at ``wide_temperature``:
     more search, and wider, not more repair (a small model's repairs of its own code rarely
     fix the logic; measured in make eval of 20ab8c2, none of 20 repairs was right, while 2 of
-    39 fresh samples were).
+    39 fresh samples were). Without ``repair`` (a search round: no failure any evidence
+    supports, so nothing to repair from) every candidate is a fresh sample.
     """
     seeds = [ctx.seed + _SEED_STRIDE * revision + i for i in range(count)]
     if revision:
-        again: list[tuple[float, int, CoderPrompt]] = [(0.0, seeds[0], "system")]
         temps = (ctx.wide_temperature, ctx.sample_temperature)
+        if not repair:
+            return [(temps[i % 2], seed, "plain") for i, seed in enumerate(seeds)]
+        again: list[tuple[float, int, CoderPrompt]] = [(0.0, seeds[0], "system")]
         return again + [(temps[i % 2], seed, "plain") for i, seed in enumerate(seeds[1:])]
     rounds: list[tuple[float, int, CoderPrompt]] = [(0.0, ctx.seed, "plain")]
     if count > 1:
@@ -80,7 +86,7 @@ async def _candidates(
         # exactly one plain call of the model (the eval's plain arm): the task, no notes
         "plain": coder_agent.plain_messages(task, entry),
     }
-    rounds = plan(ctx, state.revision, count)
+    rounds = plan(ctx, state.revision, count, repair=bool(failures))
 
     def candidate(
         temp: float, seed: int, prompt: CoderPrompt, whole: bool
@@ -308,7 +314,9 @@ async def run_tests(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     """Run each new candidate against every check; keep the best so far; say what failed.
 
     When no candidate passes the gate the greedy one stands, so the report shows what was
-    written, and nothing is revised: there is no failing call to revise from.
+    written, and nothing is revised: there is no failing call to revise from. When the best
+    fails only checks no evidence supports, the next round is a search (fresh samples, no
+    feedback) if the candidates do not all behave alike (:func:`agents.selection.disagree`).
     """
     if state.status == "failed":
         # The researcher beside the coder failed (the parallel path): nothing to choose.
@@ -335,6 +343,7 @@ async def run_tests(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     ranking = rank(checks, runs, greedy, set(state.blocked), observed, voters)
     must: list[int] = []
     failing: list[int] = []
+    search = False
     if ranking:
         best_index: int | None = ranking[0].index
         must = required(checks, runs)
@@ -346,6 +355,8 @@ async def run_tests(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     else:
         failing = supported_failures(best_index or 0, checks, runs)
         problems = "\n".join(failure_line(checks[i], best.verdicts[i]) for i in failing)
+        # No failure to repair from, but the candidates differ: search on with fresh samples.
+        search = not failing and not all(v.ok for v in best.verdicts) and disagree(runs, observed)
     update: dict[str, Any] = {
         "checks": checks,
         "scored": done,
@@ -355,7 +366,7 @@ async def run_tests(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         "problems": problems,
         "decision": "finish",
     }
-    if failing and best is not None and state.revision < ctx.max_revisions:
+    if (failing or search) and best is not None and state.revision < ctx.max_revisions:
         update |= {"decision": "revise", "revision": state.revision + 1}
         if not ctx.context_pruning:
             update["history"] = [_latest_attempt(state.revision + 1, done, len(new), checks, runs)]

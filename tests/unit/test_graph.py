@@ -148,6 +148,8 @@ def test_a_first_round_samples_the_plain_prompt_beside_both_greedy_answers() -> 
     ]
     assert plan(ctx, 0, 1) == [(0.0, 7, "plain")]
     assert plan(ctx, 1, 3) == [(0.0, 1007, "system"), (0.8, 1008, "plain"), (0.4, 1009, "plain")]
+    # a search round (nothing to repair from): fresh samples only
+    assert plan(ctx, 1, 2, repair=False) == [(0.8, 1007, "plain"), (0.4, 1008, "plain")]
     wider = Context(seed=7, sample_temperature=0.4, wide_temperature=1.0)
     assert [temp for temp, _, _ in plan(wider, 2, 4)] == [0.0, 1.0, 0.4, 1.0]
 
@@ -202,6 +204,42 @@ async def test_a_check_no_candidate_agrees_with_does_not_block(fake_openai: Fake
     report = state.report
     assert report is not None and report.outcome == "approved", report
     assert any(line.startswith("FAIL [writer] add(2, 2)") for line in report.checks)
+
+
+async def test_candidates_that_differ_under_an_unsupported_check_search_on(
+    fake_openai: FakeOpenAI,
+) -> None:
+    # Both fail add(2, 2) == 5 (nobody passes it: nothing to repair from) but they do not do
+    # the same: one more round of fresh samples of the plain prompt, with no feedback.
+    odd = "def add(a, b):\n    return 0 if (a, b) == (2, 2) else a + b\n"
+    wrong = [*CHECKS, {"call": "add(2, 2)", "expected": "5"}]
+    fake_openai.script(
+        brief(),
+        code(GOOD_CODE),
+        code(odd),
+        suite(wrong),
+        code(GOOD_CODE),
+        code(GOOD_CODE),
+        *audits(),
+    )
+    state = await run(fake_openai, candidates=2, max_revisions=1, revision_candidates=2)
+    report = state.report
+    assert report is not None and report.outcome == "approved", report
+    assert report.revisions == 1 and report.candidates == 4
+    first, _, *fresh = sorted(
+        coder_bodies(fake_openai), key=lambda b: (b["seed"], len(b["messages"]))
+    )
+    assert [(b["temperature"], b["seed"]) for b in fresh] == [(0.8, 1000), (0.4, 1001)]
+    assert all(b["messages"] == first["messages"] for b in fresh), fresh
+
+
+async def test_alike_candidates_under_an_unsupported_check_do_not_search(
+    fake_openai: FakeOpenAI,
+) -> None:
+    wrong = [*CHECKS, {"call": "add(2, 2)", "expected": "5"}]
+    fake_openai.script(brief(), code(GOOD_CODE), code(GOOD_CODE), suite(wrong), *audits())
+    state = await run(fake_openai, candidates=2, max_revisions=1)
+    assert state.report is not None and state.report.revisions == 0, state.report
 
 
 async def test_an_auditor_without_evidence_does_not_block(fake_openai: FakeOpenAI) -> None:

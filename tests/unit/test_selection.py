@@ -22,6 +22,25 @@ def test_examples_are_read_from_a_stub_and_from_prose() -> None:
     assert statement_checks("Write `is_even(n)`: is_even(n) returns True.", None) == []
 
 
+def test_a_one_argument_function_s_examples_in_words_are_read() -> None:
+    prose = (
+        "Write `encode(text)`: each run becomes the character and its count, e.g. "
+        '"aaabcc" becomes "a3b1c2", and [1] -> [2]. An empty string returns "". '
+        "An empty or blank list returns an empty dict. The result 3 becomes x."
+    )
+    entry = entry_point_of(prose)
+    assert entry is not None and entry.parameters == ("text",)
+    assert [c.label() for c in statement_checks(prose, entry)] == [
+        'encode("") == ""',
+        "encode([]) == {}",
+        'encode("aaabcc") == "a3b1c2"',
+        "encode([1]) == [2]",
+    ]
+    # two arguments: which one the words give is not known
+    two = 'Write `pad(text, width)`. "ab" becomes "ab  ". An empty string returns "".'
+    assert statement_checks(two, entry_point_of(two)) == []
+
+
 def test_the_gate_needs_a_parse_and_the_entry_point() -> None:
     assert gate("def add(a, b):\n    return a + b\n", ADD) == ""
     assert gate("def add(a, b) return", ADD).startswith("syntax error")
