@@ -365,6 +365,7 @@ def _start(
     """
     port = free_port()
     path = settings.state_dir / "gateway" / f"embedded-{os.getpid()}-{port}.yaml"
+    sweep_stale(path.parent)
     leases = leases_dir(path)
     leases.mkdir(parents=True, exist_ok=True)
     lease = take_lease(leases)  # before the gateway looks for leases
@@ -405,6 +406,28 @@ def _end(use: _Use) -> None:
     elif use.pid is not None:
         stop_group(use.pid, use.start, GATEWAY_STOP_TIMEOUT_S, "gateway")
     _remove(use.config)
+
+
+def sweep_stale(gateway_dir: Path) -> list[Path]:
+    """Remove the configs (and lease dirs) of embedded gateways whose run was killed.
+
+    A run removes its gateway's config when it stops it; a SIGKILLed run cannot. Such a
+    config is stale once the run that wrote it (the pid in its name) has exited and no run
+    holds a live lease on its gateway: that gateway stops itself, and reads its config only
+    when it starts. Returns what was removed.
+    """
+    removed: list[Path] = []
+    for config in sorted(gateway_dir.glob("embedded-*.yaml")):
+        found = _EMBEDDED_CONFIG.search(config.name)
+        if found is None or process_alive(int(found["owner"]), None):
+            continue
+        if live_leases(leases_dir(config)):
+            continue
+        _remove(config)
+        removed.append(config)
+    if removed:
+        _log.info("gateway_configs_swept", configs=[str(path) for path in removed])
+    return removed
 
 
 def _remove(config: Path) -> None:

@@ -22,7 +22,7 @@ from typing import Any
 import httpx
 import pytest
 
-from runtime.gateway.embedded import dying_reason, embedded_gateway, leases_dir
+from runtime.gateway.embedded import dying_reason, embedded_gateway, leases_dir, sweep_stale
 from runtime.gateway.leases import LEASE_POLL_S, live_leases, take_lease
 from runtime.gateway.lock import (
     DeviceBusyError,
@@ -273,3 +273,28 @@ def test_a_run_waits_for_the_start_lock_a_bounded_time_and_says_who_holds_it(
             pass
         assert 0.5 <= time.monotonic() - started < 5
     assert not live_fakes(tag) and not (settings.state_dir / "logs").exists()
+
+
+def test_a_killed_run_s_gateway_config_is_swept_once_nothing_uses_it(tmp_path: Path) -> None:
+    """A SIGKILLed run cannot remove its embedded gateway's config; the next start does."""
+
+    def config(owner: int, port: int) -> Path:
+        path = tmp_path / f"embedded-{owner}-{port}.yaml"
+        path.write_text("models: []\n")
+        leases_dir(path).mkdir()
+        return path
+
+    gone = dead_pid()
+    stale = config(gone, 1)
+    (leases_dir(stale) / f"{gone}-0000").write_text(json.dumps({"pid": gone, "start": None}))
+    still_used = config(gone, 2)  # its starter was killed, but another run leases it
+    lease = take_lease(leases_dir(still_used))
+    mine = config(os.getpid(), 3)  # a live run's own (it removes it when it ends)
+    other = tmp_path / "gateway.yaml"
+    other.write_text("models: []\n")
+    assert sweep_stale(tmp_path) == [stale]
+    assert not stale.exists() and not leases_dir(stale).exists()
+    assert still_used.exists() and mine.exists() and other.exists()
+    lease.release()
+    assert sweep_stale(tmp_path) == [still_used]
+    assert sweep_stale(tmp_path) == [] and mine.exists()
