@@ -100,12 +100,18 @@ It failed:
 """One earlier attempt in the unpruned history."""
 
 
-CoderPrompt = Literal["plain", "system"]
+CoderPrompt = Literal["plain", "system", "stub"]
 """How a candidate is asked: ``plain`` as a user asks a chat model (the task, then "reply with
 a code block"; no system prompt: the model's own template supplies its default; no grammar and
 only :data:`PLAIN_STOP`, see :func:`ainvoke_plain_code`), ``system``
 with the coder's rules above (:data:`SYSTEM`). A first round writes both: measured on the
-eval (2026-12-03), each prompt's greedy answer solved tasks the other did not."""
+eval (2026-12-03), each prompt's greedy answer solved tasks the other did not.
+
+``stub``: the plain prompt with the answer begun for the model, its block opened on the
+entry point's signature (:func:`stub_messages`), so it writes the body as it completes code.
+Measured on the dev split (45 tasks, 4 samples each at 0.4): a stub sample is about as often
+right as a plain one (24.75 tasks on average vs 25.25), but on other tasks (any of four: 30
+vs 28), so samples of both reach more tasks than as many of either."""
 
 PLAIN_ASK = "\n\nReply with the complete Python code in one ```python block."
 """What a user adds to the task when asking a chat model for code (the eval's plain arm)."""
@@ -116,6 +122,44 @@ def plain_messages(
 ) -> list[BaseMessage]:
     """The task as a user would send it to a chat model: one user turn, no system prompt."""
     return [HumanMessage(task_text(task, entry, notes) + PLAIN_ASK)]
+
+
+def stub_messages(task: str, entry: EntryPoint | None) -> list[BaseMessage] | None:
+    """The plain prompt with the answer begun (``stub``); None with no signature to begin.
+
+    The answer opens a python block on the statement's own stub line (``def`` or ``class``
+    of the entry point; the docstring is in the task above), else on the signature as the
+    statement writes it (``mask(text, keep=4)``: defaults kept), else ``class Name:``. vLLM
+    continues the final assistant message (``continue_final_message``);
+    :func:`ainvoke_plain_code` puts the begun part back in front of what it writes.
+    """
+    head = stub_head(task, entry)
+    if head is None:
+        return None
+    return [*plain_messages(task, entry), AIMessage(f"```python\n{head}")]
+
+
+_STUB_HEAD = re.compile(r"^(?:def|class) [^\n]*:[ \t]*$", re.M)
+
+
+def stub_head(task: str, entry: EntryPoint | None) -> str | None:
+    """The start of a solution a stub candidate is asked to go on from (:func:`stub_messages`)."""
+    if entry is None:
+        return None
+    for found in _STUB_HEAD.finditer(task):
+        if re.match(rf"(?:def|class) {re.escape(entry.name)}\b", found[0]):
+            return found[0] + "\n"
+    if entry.kind == "class":
+        return f"class {entry.name}:\n"
+    for found in re.finditer(rf"\b{re.escape(entry.name)}\(", task):
+        end = task.find(")", found.end())
+        signature = task[found.start() : end + 1] if end > 0 else ""
+        try:
+            ast.parse(f"def {signature}: pass")
+        except SyntaxError:
+            continue
+        return f"def {signature}:\n"
+    return None
 
 
 def task_text(task: str, entry: EntryPoint | None, notes: str = "") -> str:
@@ -238,8 +282,14 @@ async def ainvoke_plain_code(
     :class:`InvalidOutputError` when there is no fenced block.
     """
     start = time.monotonic()
-    answer = await _answer(llm, messages, model, stop=list(PLAIN_STOP))
+    begun = messages[-1].content if messages and isinstance(messages[-1], AIMessage) else ""
+    request: dict[str, Any] = {"stop": list(PLAIN_STOP)}
+    if begun:  # a stub candidate: the model goes on from the begun answer
+        request["extra_body"] = {"continue_final_message": True, "add_generation_prompt": False}
+    answer = await _answer(llm, messages, model, **request)
     text, finish, cost = answer.text, answer.finish_reason, answer.cost()
+    if isinstance(begun, str) and begun and not text.lstrip().startswith("```"):
+        text = begun + text  # (a model that opens its own block instead is read as written)
     block = fenced_block(text)
     if block is not None and not block[1] and finish == "length":
         raise TruncatedOutputError(

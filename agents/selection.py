@@ -109,6 +109,14 @@ def agreement(
     dev split's ties mixing right and wrong candidates in five evals (27): the greedy pair
     counted as one voter chose right 22 times, as two 20 (reverse_words twice and
     bank_account won, remove_duplicates lost).
+
+    Crashing alike (both raised one of :data:`CRASHES` on a call) is not agreement: two
+    candidates with the same bug are no evidence for each other. Measured over the evals
+    kept in bench/results (2026-12-03 and -04), on the tasks where some candidates were right
+    and some wrong (169 choices, the rank's order on the probes' outcomes): right 134 times
+    instead of 130, none lost (dev:
+    transpose, whose wrong candidates all raised IndexError on the probes, and
+    bank_account twice).
     """
     rows = [
         outcomes(run, observed[i] if i < len(observed) else ()) if not run.gate else None
@@ -121,7 +129,9 @@ def agreement(
         for j, theirs in enumerate(rows):
             if groups[j] == groups[i] or mine is None or theirs is None:
                 continue
-            same = sum(1 for a, b in zip(mine, theirs, strict=False) if a == b)
+            same = sum(
+                1 for a, b in zip(mine, theirs, strict=False) if a == b and raised(a) not in CRASHES
+            )
             by_voter.setdefault(groups[j], []).append(same)
         counts.append(sum(sum(seen) / len(seen) for seen in by_voter.values()))
     return counts

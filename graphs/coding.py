@@ -45,27 +45,35 @@ def plan(
 
     A first round opens with the greedy answer to the plain prompt, asked as a user asks (no
     grammar: what one plain call of the model writes, stopped once its first code block
-    closes; it wins ties), then the greedy answer to the coder's own prompt, then samples of
-    the plain prompt with distinct seeds (at a low temperature each is as often right as the
-    greedy answer, so the behaviour most of them share is more often the right one). A
-    revision round opens with the greedy answer to the coder's prompt with the failures, then
-    fresh samples of the plain prompt at new seeds, every second one at ``wide_temperature``:
-    more search, and wider, not more repair (a small model's repairs of its own code rarely
-    fix the logic; measured in make eval of 20ab8c2, none of 20 repairs was right, while 2 of
-    39 fresh samples were). Without ``repair`` (a search round: no failure any evidence
+    closes; it wins ties), then the greedy answer to the coder's own prompt, then samples at
+    ``sample_temperature`` with distinct seeds, of the plain prompt and of the stub prompt in
+    turn (at a low temperature each is as often right as the greedy answer, so the behaviour
+    most of them share is more often the right one; the two prompts are right on different
+    tasks: :data:`agents.coder.CoderPrompt`). A revision round opens with the greedy answer
+    to the coder's prompt with the failures, then fresh samples at new seeds: the plain
+    prompt at ``wide_temperature``, the stub prompt, the plain prompt, and so on: more
+    search, and wider, not more repair (a small model's repairs of its own code rarely fix
+    the logic; measured in make eval of 20ab8c2, none of 20 repairs was right, while 2 of 39
+    fresh samples were). Without ``repair`` (a search round: no failure any evidence
     supports, so nothing to repair from) every candidate is a fresh sample.
     """
     seeds = [ctx.seed + _SEED_STRIDE * revision + i for i in range(count)]
     if revision:
-        temps = (ctx.wide_temperature, ctx.sample_temperature)
-        if not repair:
-            return [(temps[i % 2], seed, "plain") for i, seed in enumerate(seeds)]
-        again: list[tuple[float, int, CoderPrompt]] = [(0.0, seeds[0], "system")]
-        return again + [(temps[i % 2], seed, "plain") for i, seed in enumerate(seeds[1:])]
+        kinds: tuple[tuple[float, CoderPrompt], ...] = (
+            (ctx.wide_temperature, "plain"),
+            (ctx.sample_temperature, "stub"),
+            (ctx.sample_temperature, "plain"),
+        )
+        again: list[tuple[float, int, CoderPrompt]] = [(0.0, seeds[0], "system")] if repair else []
+        fresh = seeds[len(again) :]
+        return again + [(kinds[i % 3][0], seed, kinds[i % 3][1]) for i, seed in enumerate(fresh)]
     rounds: list[tuple[float, int, CoderPrompt]] = [(0.0, ctx.seed, "plain")]
     if count > 1:
         rounds.append((0.0, ctx.seed, "system"))
-    return rounds + [(ctx.sample_temperature, seed, "plain") for seed in seeds[2:]]
+    kind: tuple[CoderPrompt, ...] = ("plain", "stub")
+    return rounds + [
+        (ctx.sample_temperature, seed, kind[i % 2]) for i, seed in enumerate(seeds[2:])
+    ]
 
 
 async def _candidates(
@@ -86,7 +94,13 @@ async def _candidates(
         # exactly one plain call of the model (the eval's plain arm): the task, no notes
         "plain": coder_agent.plain_messages(task, entry),
     }
-    rounds = plan(ctx, state.revision, count, repair=bool(failures))
+    stub = coder_agent.stub_messages(task, entry)
+    if stub is not None:
+        messages["stub"] = stub
+    rounds = [
+        (temp, seed, prompt if prompt in messages else "plain")
+        for temp, seed, prompt in plan(ctx, state.revision, count, repair=bool(failures))
+    ]
 
     def candidate(
         temp: float, seed: int, prompt: CoderPrompt, whole: bool
@@ -97,7 +111,7 @@ async def _candidates(
             revision=state.revision,
             sampling=(temp, seed),
             greedy=whole,
-            plain=prompt == "plain",
+            plain=prompt != "system",
         )
 
     # One attempt each while others stand in: a greedy answer that loops to its budget would

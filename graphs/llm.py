@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Sequence
+from collections.abc import Coroutine, Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Any, Generic, TypeVar
 from urllib.parse import quote
@@ -32,6 +32,7 @@ from graphs.state import NodeMetrics
 from runtime.logs import get_logger
 
 T = TypeVar("T", bound=BaseModel)
+R = TypeVar("R")
 _log = get_logger("graph")
 
 
@@ -57,6 +58,13 @@ class Answer(Generic[T]):
 
     value: T
     metrics: NodeMetrics
+
+
+async def endpoint_of(ctx: Context, node: str) -> Context:
+    """``ctx`` on an endpoint (:func:`with_default_endpoint`), a slow first start announced."""
+    if ctx.base_url:
+        return ctx
+    return await announced(with_default_endpoint(ctx), {"event": "endpoint", "node": node})
 
 
 def gateway_root(base_url: str) -> str:
@@ -124,7 +132,7 @@ async def ask(
     """
     start = time.monotonic()
     try:
-        ctx = await with_default_endpoint(ctx)
+        ctx = await endpoint_of(ctx, node)
     except HostedEndpointError as err:
         metrics = _metrics(node, CallTrace(), start, revision, model=ctx.model_for(role))
         raise NodeFailedError(f"{node}: {err}", replace(metrics, ok=False)) from err
@@ -158,7 +166,8 @@ async def ask(
         async def lease(model: str) -> float:
             if not ctx.lease_models:
                 return 0.0
-            return await lease_model(http, ctx.base_url, model, ctx.api_key)
+            leasing = lease_model(http, ctx.base_url, model, ctx.api_key)
+            return await announced(leasing, {"event": "model", "node": node, "model": model})
 
         try:
             outcome = await call_structured(schema, messages, policy, chat, lease, invoke)
@@ -219,16 +228,48 @@ async def ask_code(
     )
 
 
+WAIT_NOTE_S = 1.0
+"""A lease or endpoint start still pending after this long is announced on the stream."""
+
+
+def emit(event: dict[str, Any]) -> None:
+    """Put one event on LangGraph's ``custom`` stream (nothing outside a graph run)."""
+    try:
+        writer = get_stream_writer()
+    except RuntimeError:
+        return  # called outside a run (the eval's direct arm, a test)
+    writer(event)
+
+
+async def announced(
+    work: Coroutine[Any, Any, R], event: dict[str, Any], after_s: float = WAIT_NOTE_S
+) -> R:
+    """Await ``work``; if it takes longer than ``after_s``, say so on the ``custom`` stream.
+
+    Studio and the CLI then show why a node waits (a model loading, a swap, the embedded
+    gateway starting) instead of nothing: ``event`` with ``"phase": "waiting"`` once the
+    wait passes ``after_s``, then again with ``"phase": "ready"`` and the seconds it took.
+    """
+    start = time.monotonic()
+    task = asyncio.ensure_future(work)
+    try:
+        done, _ = await asyncio.wait({task}, timeout=after_s)
+        if done:
+            return task.result()
+        emit({**event, "phase": "waiting"})
+        result = await task
+        emit({**event, "phase": "ready", "seconds": round(time.monotonic() - start, 1)})
+        return result
+    finally:
+        task.cancel()
+
+
 def progress(metrics: NodeMetrics) -> None:
     """Put one finished call on LangGraph's ``custom`` stream (nothing outside a graph run).
 
     Studio, SDK clients and the CLI see each call as it ends, not when its node does.
     """
-    try:
-        writer = get_stream_writer()
-    except RuntimeError:
-        return  # called outside a run (the eval's direct arm, a test)
-    writer({"event": "call", **asdict(metrics)})
+    emit({"event": "call", **asdict(metrics)})
 
 
 def _metrics(

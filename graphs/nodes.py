@@ -17,8 +17,8 @@ from agents.researcher import MAX_TASK_CHARS, researcher_messages
 from agents.schemas import AuditReport, ResearchBrief, StageSummary
 from graphs.coding import attempt_text
 from graphs.context import Context, Role, context_of
-from graphs.endpoints import HostedEndpointError, with_default_endpoint
-from graphs.llm import NodeFailedError, ask, failure
+from graphs.endpoints import HostedEndpointError
+from graphs.llm import NodeFailedError, ask, endpoint_of, failure
 from graphs.state import Attempt, AuditEntry, FinalReport, NodeMetrics, State
 from tools.dispatch import ToolContext
 from tools.evidence import Evidence, bandit_scan, performance_probe
@@ -88,7 +88,7 @@ async def setup(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     process starts on first use (:func:`graphs.endpoints.with_default_endpoint`).
     """
     try:
-        ctx = await with_default_endpoint(context_of(runtime))
+        ctx = await endpoint_of(context_of(runtime), "setup")
     except HostedEndpointError as err:
         return failure(err)
     return {"models": {role: ctx.model_for(role) for role in get_args(Role)}}

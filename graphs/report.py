@@ -26,8 +26,26 @@ def print_progress(node: str, update: Mapping[str, Any]) -> None:
 
 
 def print_call(event: Mapping[str, Any]) -> None:
-    """One stderr line per model call, from the run's ``custom`` stream, as the call ends."""
-    if event.get("event") != "call":
+    """One stderr line per model call, from the run's ``custom`` stream, as the call ends.
+
+    Also one when a node has waited a second for its model (a load or a swap) or for the
+    run's endpoint (the embedded gateway starting), and one when that wait ended.
+    """
+    kind, phase = event.get("event"), event.get("phase")
+    if kind in ("model", "endpoint"):
+        what, why = (
+            (f"model {event.get('model')}", "loading or swapping in")
+            if kind == "model"
+            else ("the endpoint", "the embedded gateway starting")
+        )
+        line = (
+            f"waiting for {what} ({why})"
+            if phase == "waiting"
+            else f"{what} ready after {float(event.get('seconds', 0.0)):.1f} s"
+        )
+        print(f"[{event.get('node')}] {line}", file=sys.stderr, flush=True)
+        return
+    if kind != "call":
         return
     attempts = int(event.get("attempts", 1))
     print(

@@ -37,8 +37,9 @@ def updated_nodes(parts: list[StreamPart]) -> list[str]:
     return [node for part in parts if part.event == "updates" for node in part.data]
 
 
-async def drive(url: str) -> tuple[list[str], list[str], dict[str, Any]]:
-    """One run as Studio makes it; the nodes before the breakpoint, what is next, the end."""
+async def drive(url: str) -> tuple[list[str], list[str], dict[str, Any], list[dict[str, Any]]]:
+    """One run as Studio makes it; the nodes before the breakpoint, what is next, the end,
+    and the waits the run announced before the breakpoint (Studio shows ``custom`` events)."""
     async with get_client(url=url, api_key=None, timeout=120.0) as client:
         [assistant] = await client.assistants.search(graph_id=GRAPH_ID)
         thread_id: str = (await client.threads.create())["thread_id"]
@@ -50,7 +51,7 @@ async def drive(url: str) -> tuple[list[str], list[str], dict[str, Any]]:
                     assistant["assistant_id"],
                     input={"task": TASK},
                     interrupt_before=["coder"],
-                    stream_mode=["updates"],
+                    stream_mode=["updates", "custom"],
                 )
             ]
             errors = [part.data for part in first if part.event == "error"]
@@ -65,7 +66,8 @@ async def drive(url: str) -> tuple[list[str], list[str], dict[str, Any]]:
         errors = [part.data for part in second if part.event == "error"]
         assert not errors, errors
         values = [part.data for part in second if part.event == "values"]
-        return updated_nodes(first), sorted(paused["next"]), values[-1]
+        waits = [p.data for p in first if p.event == "custom" and "phase" in p.data]
+        return updated_nodes(first), sorted(paused["next"]), values[-1], waits
 
 
 def test_a_task_typed_in_studio_runs_on_the_embedded_gateway_it_starts_and_shares(
@@ -77,7 +79,7 @@ def test_a_task_typed_in_studio_runs_on_the_embedded_gateway_it_starts_and_share
     env = dict(server.env)
     with server:
         assert server.pid is not None
-        before, paused_at, end = asyncio.run(drive(url))
+        before, paused_at, end, waits = asyncio.run(drive(url))
         started = descendants(server.pid)  # the gateway and its vLLM servers
         log = server.log_path.read_text(encoding="utf-8", errors="replace")
         # `edgeswarm run` while the server holds the gateway: it leases it, and ending
@@ -93,6 +95,9 @@ def test_a_task_typed_in_studio_runs_on_the_embedded_gateway_it_starts_and_share
         assert "gateway_reused" in cli.stderr and "gateway_started" not in cli.stderr
         assert alive(started) == started, "a run that leased the gateway must not stop it"
     assert before == ["setup", "researcher", "summarize_brief", "__interrupt__"], log[-3000:]
+    # the minutes the gateway and its first model take to start are said while they pass
+    said = {(w["event"], w["node"], w["phase"]) for w in waits}
+    assert {("endpoint", "setup", "waiting"), ("endpoint", "setup", "ready")} <= said, waits
     assert paused_at == ["coder", "test_writer"]
     assert "started the embedded gateway at http://127.0.0.1:" in log
     report = end.get("report")

@@ -14,6 +14,8 @@ from agents.coder import (
     definitions,
     fenced_block,
     plain_messages,
+    stub_head,
+    stub_messages,
 )
 from agents.examples import EntryPoint
 from agents.structured import InvalidOutputError, TruncatedOutputError
@@ -92,3 +94,29 @@ async def test_a_plain_answer_without_whole_code_is_refused(
 ) -> None:
     with pytest.raises(error):
         await ainvoke_plain_code(_chat(text, finish), CodeDraft, plain_messages("t"), "m")
+
+
+def test_a_stub_answer_is_begun_on_the_entry_point_s_signature() -> None:
+    stub = 'def pad(text: str, width: int = 4) -> str:\n    """Pad.\n\n    >>> pad("a")\n    """'
+    entry = EntryPoint("pad", "function", ("text", "width"))
+    assert stub_head(stub, entry) == "def pad(text: str, width: int = 4) -> str:\n"
+    # prose: the signature as written, defaults kept; a class: its name
+    prose = "Write `pad(text, width=4)` that pads."
+    assert stub_head(prose, entry) == "def pad(text, width=4):\n"
+    assert stub_head("Write a class `Box(size)`.", EntryPoint("Box", "class")) == "class Box:\n"
+    assert stub_head("Write something.", None) is None
+    messages = stub_messages(prose, entry)
+    assert messages is not None and messages[:-1] == plain_messages(prose, entry)
+    assert messages[-1] == AIMessage("```python\ndef pad(text, width=4):\n")
+
+
+async def test_a_stub_answer_goes_on_from_what_was_begun() -> None:
+    messages = stub_messages("Write `twice(x)`.", EntryPoint("twice", "function", ("x",)))
+    assert messages is not None
+    body = "    return 2 * x\n\nprint(twice(2))"
+    result = await ainvoke_plain_code(_chat(body, "stop"), CodeDraft, messages, "m")
+    assert result.value.code == "def twice(x):\n    return 2 * x\n"
+    # a model that opens its own block anyway is read as written
+    again = "```python\ndef twice(x):\n    return x + x\n```"
+    result = await ainvoke_plain_code(_chat(again, "stop"), CodeDraft, messages, "m")
+    assert result.value.code == "def twice(x):\n    return x + x\n"

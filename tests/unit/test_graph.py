@@ -144,14 +144,18 @@ def test_a_first_round_samples_the_plain_prompt_beside_both_greedy_answers() -> 
         (0.0, 7, "plain"),
         (0.0, 7, "system"),
         (0.4, 9, "plain"),
-        (0.4, 10, "plain"),
+        (0.4, 10, "stub"),
     ]
     assert plan(ctx, 0, 1) == [(0.0, 7, "plain")]
-    assert plan(ctx, 1, 3) == [(0.0, 1007, "system"), (0.8, 1008, "plain"), (0.4, 1009, "plain")]
+    assert plan(ctx, 1, 3) == [(0.0, 1007, "system"), (0.8, 1008, "plain"), (0.4, 1009, "stub")]
     # a search round (nothing to repair from): fresh samples only
-    assert plan(ctx, 1, 2, repair=False) == [(0.8, 1007, "plain"), (0.4, 1008, "plain")]
+    assert plan(ctx, 1, 3, repair=False) == [
+        (0.8, 1007, "plain"),
+        (0.4, 1008, "stub"),
+        (0.4, 1009, "plain"),
+    ]
     wider = Context(seed=7, sample_temperature=0.4, wide_temperature=1.0)
-    assert [temp for temp, _, _ in plan(wider, 2, 4)] == [0.0, 1.0, 0.4, 1.0]
+    assert [temp for temp, _, _ in plan(wider, 2, 5)] == [0.0, 1.0, 0.4, 0.4, 1.0]
 
 
 async def test_a_revision_gets_the_failing_calls(fake_openai: FakeOpenAI) -> None:
@@ -180,10 +184,17 @@ async def test_a_revision_round_is_one_repair_and_fresh_plain_samples_some_wider
     first, repair, *fresh = sorted(coder_bodies(fake_openai), key=lambda b: b["seed"])
     assert (repair["temperature"], repair["seed"]) == (0.0, 1000)
     assert "returned -1, but it should return 5" in repair["messages"][-1]["content"]
-    # the samples are new draws of the first round's plain prompt (the task verbatim), every
-    # second one wider
+    # the samples are new draws of the first round's plain prompt (the task verbatim), the
+    # first one wider, then of the stub prompt: the plain prompt with the answer begun
     assert [(b["temperature"], b["seed"]) for b in fresh] == [(0.8, 1001), (0.4, 1002)]
-    assert all(b["messages"] == first["messages"] for b in fresh), fresh
+    assert fresh[0]["messages"] == first["messages"], fresh
+    assert fresh[1]["messages"][:-1] == first["messages"]
+    assert fresh[1]["messages"][-1] == {
+        "role": "assistant",
+        "content": "```python\ndef add(a, b):\n",
+    }
+    assert fresh[1]["continue_final_message"] and not fresh[1]["add_generation_prompt"]
+    assert "continue_final_message" not in fresh[0]
     assert first["messages"][-1]["content"].startswith(task)
 
 
@@ -230,7 +241,8 @@ async def test_candidates_that_differ_under_an_unsupported_check_search_on(
         coder_bodies(fake_openai), key=lambda b: (b["seed"], len(b["messages"]))
     )
     assert [(b["temperature"], b["seed"]) for b in fresh] == [(0.8, 1000), (0.4, 1001)]
-    assert all(b["messages"] == first["messages"] for b in fresh), fresh
+    assert fresh[0]["messages"] == first["messages"] == fresh[1]["messages"][:-1], fresh
+    assert "returned" not in json.dumps(fresh)
 
 
 async def test_alike_candidates_under_an_unsupported_check_do_not_search(

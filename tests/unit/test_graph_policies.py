@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import replace
 from typing import Any
 
+import pytest
 from langgraph.cache.memory import InMemoryCache
 from langgraph.graph.state import CompiledStateGraph
 
@@ -95,3 +97,45 @@ def test_the_key_is_the_task_where_it_looks_and_the_model() -> None:
     }
     assert len(keys) == 5
     assert research_key({}) == research_key({"models": {}})
+
+
+async def test_a_node_waiting_for_its_model_says_so_on_the_stream(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Studio and the CLI see why a node waits: a lease slower than a second is announced."""
+    from langgraph.graph import END, START, StateGraph
+    from typing_extensions import TypedDict
+
+    from graphs.llm import announced
+    from graphs.report import print_call
+
+    class S(TypedDict):
+        out: str
+
+    async def slow() -> str:
+        await asyncio.sleep(0.3)
+        return "loaded"
+
+    async def node(_: S) -> dict[str, str]:
+        event = {"event": "model", "node": "coder", "model": "m"}
+        quick = await announced(slow(), event, after_s=5.0)  # no wait worth telling
+        return {"out": quick + await announced(slow(), event, after_s=0.1)}
+
+    builder = StateGraph(S)
+    builder.add_node("n", node)
+    builder.add_edge(START, "n")
+    builder.add_edge("n", END)
+    events = [
+        chunk
+        async for mode, chunk in builder.compile().astream(
+            {"out": ""}, stream_mode=["custom", "values"]
+        )
+        if mode == "custom"
+    ]
+    assert [e["phase"] for e in events] == ["waiting", "ready"]
+    assert events[1]["model"] == "m" and events[1]["seconds"] >= 0.2
+    for event in events:
+        print_call(event)
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0] == "[coder] waiting for model m (loading or swapping in)"
+    assert lines[1].startswith("[coder] model m ready after ")

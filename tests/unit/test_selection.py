@@ -168,3 +168,20 @@ def test_a_rounds_greedy_answers_are_one_voter_not_two() -> None:
     # where the greedy pair is right and one sample agrees, the greedy answer still wins
     observed = [right, right, right, wrong]
     assert rank(checks, runs, greedy, (), observed, voters)[0].index == 0
+
+
+def test_crashing_alike_is_not_agreement() -> None:
+    # transpose, as seen in the eval of d62464f: both greedy answers and a sample index past
+    # a non-square matrix's rows on every varied input, one sample transposes it; the
+    # shared IndexError outvoted the right one
+    checks = [Check("transpose([[1, 2], [3, 4]])", "[[1, 3], [2, 4]]", "writer")]
+    runs = [CandidateRun("", (Verdict(True, "[[1, 3], [2, 4]]"),))] * 4
+    crash, right = ["raised IndexError"] * 3, ["[[1], [2]]", "[[1, 3]]", "[]"]
+    observed = [crash, crash, crash, right]
+    voters = [("greedy", 0), ("greedy", 0), 2, 3]
+    # only the checks' call counts: a tie, which the crashes then break
+    assert agreement(runs, observed, voters) == [2.0, 2.0, 2.0, 2.0]
+    assert rank(checks, runs, [True, True, False, False], (), observed, voters)[0].index == 3
+    # refusing alike on purpose (a ValueError) is still agreement
+    refuse = [["raised ValueError"]] * 2
+    assert agreement(runs[:2], refuse) == [2, 2]
