@@ -116,8 +116,19 @@ def test_ctrl_c_leaves_no_vllm_process(tmp_path: Path) -> None:
 
 
 def progress_line(err: str, node: str) -> str | None:
-    """The live progress line of ``node`` in a run's stderr, if it finished."""
-    return next((line for line in err.splitlines() if line.startswith(f"[{node}] ")), None)
+    """The live progress line of ``node`` in a run's stderr, if it finished.
+
+    Not the lines saying it waits for its model (``waiting for``, ``ready after``).
+    """
+    waits = re.compile(rf"^\[{re.escape(node)}\] (waiting for |.* ready after )")
+    return next(
+        (
+            line
+            for line in err.splitlines()
+            if line.startswith(f"[{node}] ") and not waits.match(line)
+        ),
+        None,
+    )
 
 
 @pytest.mark.timeout(900)
