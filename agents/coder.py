@@ -139,16 +139,13 @@ def stub_messages(task: str, entry: EntryPoint | None) -> list[BaseMessage] | No
     return [*plain_messages(task, entry), AIMessage(f"```python\n{head}")]
 
 
-_STUB_HEAD = re.compile(r"^(?:def|class) [^\n]*:[ \t]*$", re.M)
-
-
 def stub_head(task: str, entry: EntryPoint | None) -> str | None:
     """The start of a solution a stub candidate is asked to go on from (:func:`stub_messages`)."""
     if entry is None:
         return None
-    for found in _STUB_HEAD.finditer(task):
-        if re.match(rf"(?:def|class) {re.escape(entry.name)}\b", found[0]):
-            return found[0] + "\n"
+    stub = re.search(rf"^(?:def|class) {re.escape(entry.name)}\b[^\n]*:[ \t]*$", task, re.M)
+    if stub is not None:
+        return stub[0] + "\n"
     if entry.kind == "class":
         return f"class {entry.name}:\n"
     for found in re.finditer(rf"\b{re.escape(entry.name)}\(", task):

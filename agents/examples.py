@@ -264,19 +264,26 @@ def _one_argument_checks(text: str, entry: str) -> list[Check]:
         value = _value_at(text[found.end() :])
         if value is not None:
             checks.append(Check(f"{entry}({_EMPTY[found[1].lower()]})", value, "statement"))
-    for start, char in enumerate(text):
-        if char not in "\"'[{(" or (start and text[start - 1].isalnum()):
-            continue
-        argument = _literal_prefix(text[start : start + _MAX_SOURCE])
-        if argument is None or argument[0] != char:
-            continue
-        arrow = _BECOMES.match(text, start + len(argument))
-        if arrow is None:
-            continue
+    for arrow in _BECOMES.finditer(text):
+        argument = _literal_before(text, arrow.start())
         value = _literal_prefix(text[arrow.end() : arrow.end() + _MAX_SOURCE])
-        if value is not None:
+        if argument is not None and value is not None:
             checks.append(Check(f"{entry}({argument})", value, "statement"))
     return checks
+
+
+def _literal_before(text: str, end: int) -> str | None:
+    """The quoted or bracketed literal that ends at ``end``, if one does (the nearest start).
+
+    Only the arrows' left sides are tried, one parse per opening quote or bracket, so a long
+    statement full of brackets costs no more than its arrows.
+    """
+    for start in range(end - 1, max(-1, end - _MAX_SOURCE - 1), -1):
+        if text[start] not in "\"'[{(" or (start and text[start - 1].isalnum()):
+            continue
+        if _is_literal(text[start:end]):
+            return text[start:end]
+    return None
 
 
 def _doctest_texts(statement: str) -> list[str]:

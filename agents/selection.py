@@ -118,10 +118,7 @@ def agreement(
     transpose, whose wrong candidates all raised IndexError on the probes, and
     bank_account twice).
     """
-    rows = [
-        outcomes(run, observed[i] if i < len(observed) else ()) if not run.gate else None
-        for i, run in enumerate(runs)
-    ]
+    rows = _behaviours(runs, observed)
     groups: Sequence[Hashable] = list(range(len(runs))) if voters is None else voters
     counts: list[float] = []
     for i, mine in enumerate(rows):
@@ -207,12 +204,17 @@ def disagree(runs: Sequence[CandidateRun], observed: Sequence[Sequence[str]] = (
     chosen candidate failing a check: the candidates differed on 18 of 20 unsolved tasks and
     on 14 of 55 solved ones (so a search round costs little on what is already solved).
     """
-    rows = {
-        tuple(outcomes(run, observed[i] if i < len(observed) else ()))
+    return len({tuple(row) for row in _behaviours(runs, observed) if row is not None}) > 1
+
+
+def _behaviours(
+    runs: Sequence[CandidateRun], observed: Sequence[Sequence[str]]
+) -> list[list[str] | None]:
+    """Each run's :func:`outcomes` (its probes' where it has them); None for a gated-out run."""
+    return [
+        outcomes(run, observed[i] if i < len(observed) else ()) if not run.gate else None
         for i, run in enumerate(runs)
-        if not run.gate
-    }
-    return len(rows) > 1
+    ]
 
 
 def supported_failures(
