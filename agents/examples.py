@@ -15,9 +15,10 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-CheckSource = Literal["statement", "writer", "probe"]
+CheckSource = Literal["statement", "writer", "probe", "peer"]
 """statement: the task's own example; writer: the test writer's; probe: an input only
-observed, never judged (:mod:`agents.probes`)."""
+observed, never judged (:mod:`agents.probes`); peer: an assert a candidate wrote, used only
+to rank candidates (:mod:`agents.peer_tests`)."""
 
 _MAX_CHECKS = 12
 _MAX_SOURCE = 400

@@ -8,7 +8,9 @@ Pure functions of the execution results (no I/O), so every rule is unit-tested o
 - a candidate's score: the weighted checks it passes, of those a solution must pass
   (:func:`required`: a writer's check that most candidates fail is more likely wrong than
   they are, and one candidate that happens to satisfy it must not outrank the behaviour most
-  of them share); ties go to the candidate that agrees
+  of them share); ties go to the candidate that passes more of the asserts the candidates
+  wrote beside their code (:func:`peer_scores`, :mod:`agents.peer_tests`), then to the one
+  that agrees
   most with the others on what the code does (:func:`agreement`: the same value returned, or
   the same exception raised, call by call, on the checks' calls and on the probes of
   :mod:`agents.probes`; independent samples that agree are more likely right, even where a
@@ -65,6 +67,8 @@ class Scored:
     """Probes on which it raised one of :data:`CRASHES`."""
     passed: int
     failed: int
+    peer: float = 0.0
+    """The candidates' own asserts it passes, each weighed by the share passing it."""
 
 
 def support(checks: Sequence[Check], runs: Sequence[CandidateRun]) -> list[float]:
@@ -83,6 +87,24 @@ def support(checks: Sequence[Check], runs: Sequence[CandidateRun]) -> list[float
 def outcomes(run: CandidateRun, observed: Sequence[str] = ()) -> list[str]:
     """What a candidate did, call by call: the checks' calls, then the probes ``observed``."""
     return [observation(v.got, v.error) for v in run.verdicts] + list(observed)
+
+
+def peer_scores(runs: Sequence[CandidateRun], peers: Sequence[Sequence[bool]]) -> list[float]:
+    """For each candidate: the peer asserts it passes, each weighed by the share passing it.
+
+    ``peers``: each run's verdicts on the pooled asserts (:mod:`agents.peer_tests`), empty
+    where it has none. The share is over the gated candidates that ran them, so an assert
+    that no other candidate passes weighs little, and one that all pass tells nobody apart.
+    """
+    ran = [row for run, row in zip(runs, peers, strict=False) if not run.gate and row]
+    width = min((len(row) for row in ran), default=0)
+    shares = [sum(1 for row in ran if row[k]) / len(ran) for k in range(width)]
+    return [
+        sum(share for share, ok in zip(shares, peers[i], strict=False) if ok)
+        if i < len(peers) and not run.gate
+        else 0.0
+        for i, run in enumerate(runs)
+    ]
 
 
 def crashes(observed: Sequence[str]) -> int:
@@ -141,17 +163,20 @@ def rank(
     blocked: Collection[int] = (),
     observed: Sequence[Sequence[str]] = (),
     voters: Sequence[Hashable] | None = None,
+    peers: Sequence[Sequence[bool]] = (),
 ) -> list[Scored]:
     """Candidates that passed the gate, best first (see the module's rules).
 
     ``blocked``: candidates a tool found a blocking problem in; they rank after every other.
     ``observed``: each run's probe outcomes (:func:`agents.probes.observation`), or nothing.
     ``voters``: who is independent evidence of whom (:func:`agreement`).
+    ``peers``: each run's verdicts on the candidates' own asserts (:func:`peer_scores`).
     """
     weights = support(checks, runs)
     must = set(_required(checks, weights))
     weights = [w if k in must else 0.0 for k, w in enumerate(weights)]
     agreed = agreement(runs, observed, voters)
+    peer = peer_scores(runs, peers)
     scored = [
         Scored(
             index=i,
@@ -160,6 +185,7 @@ def rank(
             crashes=crashes(observed[i]) if i < len(observed) else 0,
             passed=sum(run.passed),
             failed=len(run.verdicts) - sum(run.passed),
+            peer=round(peer[i], 6),
         )
         for i, run in enumerate(runs)
         if not run.gate
@@ -169,6 +195,7 @@ def rank(
         key=lambda s: (
             s.index in blocked,
             -s.score,
+            -s.peer,
             -s.agreement,
             s.crashes,
             not greedy[s.index],

@@ -23,6 +23,7 @@ from agents import test_writer as writer_agent
 from agents.checks import checks_module
 from agents.coder import CodeDraft, CoderPrompt
 from agents.examples import Check, EntryPoint, entry_point_of
+from agents.peer_tests import peer_checks
 from agents.probes import observation, probes
 from agents.selection import disagree, rank, required, supported_failures
 from graphs.context import Context, context_of
@@ -256,7 +257,12 @@ PROBE_LIMIT_S = 0.5
 
 
 def _score(
-    candidate: Candidate, checks: list[Check], probed: list[Check], state: State, ctx: Context
+    candidate: Candidate,
+    checks: list[Check],
+    probed: list[Check],
+    peered: list[Check],
+    state: State,
+    ctx: Context,
 ) -> Candidate:
     run = run_checks(candidate.code, checks, state.entry, timeout_s=ctx.sandbox_timeout_s)
     verdicts = list(run.verdicts)
@@ -274,7 +280,19 @@ def _score(
         )
         if not seen.gate and len(seen.verdicts) == len(probed):
             observed = [observation(v.got, v.error) for v in seen.verdicts]
-    return replace(candidate, gate=run.gate, verdicts=verdicts, observed=observed)
+    peers: list[bool] = []
+    if not run.gate and peered:
+        # The candidates' own asserts: they only rank, so they run apart like the probes.
+        ran = run_checks(
+            candidate.code,
+            peered,
+            state.entry,
+            per_check_s=PROBE_LIMIT_S,
+            timeout_s=ctx.sandbox_timeout_s,
+        )
+        if not ran.gate and len(ran.verdicts) == len(peered):
+            peers = [v.ok for v in ran.verdicts]
+    return replace(candidate, gate=run.gate, verdicts=verdicts, observed=observed, peers=peers)
 
 
 def failure_line(check: Check, verdict: Verdict) -> str:
@@ -340,10 +358,16 @@ async def run_tests(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     done = list(state.scored)
     new = state.candidates[len(done) :]
     probed = probes(checks) if ctx.probes else []
+    # Pooled from the first round only, so every candidate of every round runs the same ones.
+    peered = (
+        peer_checks([c.code for c in state.candidates if c.revision == 0], state.entry)
+        if ctx.peer_tests
+        else []
+    )
     started = time.monotonic()
     try:
         scored = await asyncio.gather(
-            *(asyncio.to_thread(_score, c, checks, probed, state, ctx) for c in new)
+            *(asyncio.to_thread(_score, c, checks, probed, peered, state, ctx) for c in new)
         )
     except (SandboxUnavailable, ValueError) as err:
         return failure(RuntimeError(f"run_tests: {err}"))
@@ -354,7 +378,8 @@ async def run_tests(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     voters = [("greedy", c.revision) if c.greedy else i for i, c in enumerate(done)]
     greedy = [c.greedy for c in done]
     observed = [c.observed for c in done]
-    ranking = rank(checks, runs, greedy, set(state.blocked), observed, voters)
+    peers = [c.peers for c in done]
+    ranking = rank(checks, runs, greedy, set(state.blocked), observed, voters, peers)
     must: list[int] = []
     failing: list[int] = []
     search = False

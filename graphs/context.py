@@ -114,6 +114,15 @@ class Context:
             "does what the others do (agents.probes)."
         ),
     )
+    peer_tests: bool = field(
+        default=True,
+        metadata=_doc(
+            "Run every candidate on the asserts the first round's candidates wrote beside "
+            "their code and break ties the checks leave by how many it passes, each weighed "
+            "by the share of candidates passing it (agents.peer_tests); they never approve "
+            "or block."
+        ),
+    )
     research_tokens: int | None = field(
         default=None, metadata=_doc("Researcher's completion budget; None sizes it from schema.")
     )

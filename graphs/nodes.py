@@ -352,6 +352,7 @@ async def finish(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
                 checks_passed=[v.ok for v in c.verdicts],
                 code=c.code,
                 observed=list(c.observed),
+                peers=list(c.peers),
             )
             for i, c in enumerate(state.scored)
         ],

@@ -84,6 +84,9 @@ class Candidate:
     """How it was asked (:data:`agents.coder.CoderPrompt`)."""
     observed: list[str] = field(default_factory=list)
     """What it did on each probe (:mod:`agents.probes`); empty when they gave nothing."""
+    peers: list[bool] = field(default_factory=list)
+    """Whether it passed each assert the first round's candidates wrote
+    (:mod:`agents.peer_tests`); empty when there were none or they did not run."""
 
 
 @dataclass(kw_only=True)
@@ -114,6 +117,8 @@ class Attempt:
     code: str
     observed: list[str] = field(default_factory=list)
     """What it did on each probe (value or exception type): the tie-break's evidence."""
+    peers: list[bool] = field(default_factory=list)
+    """Whether it passed each of the candidates' own asserts (the first tie-break)."""
 
 
 @dataclass(kw_only=True)

@@ -138,6 +138,27 @@ async def test_candidates_are_chosen_by_execution(fake_openai: FakeOpenAI) -> No
     assert all(a.observed for a in report.attempts), report.attempts
 
 
+async def test_the_candidates_own_asserts_break_a_tie_the_checks_leave(
+    fake_openai: FakeOpenAI,
+) -> None:
+    # both greedy answers pass the writer's checks but add(1, b) wrongly; the sample ends
+    # with a check function of its own whose asserts only it passes in part
+    slip = "def add(a, b):\n    return 0 if a == 1 else a + b\n"
+    own = GOOD_CODE + "\n\ndef check():\n    assert add(1, 1) == 2\n    assert add(0, 0) == 0\n"
+    fake_openai.script(brief(), code(slip), code(slip), code(own), suite(), *audits())
+    state = await run(fake_openai, candidates=3)
+    report = state.report
+    assert report is not None and report.outcome == "approved", report
+    assert report.files["solution.py"] == own
+    peers = {a.code: a.peers for a in report.attempts}
+    assert peers == {slip: [False, True], own: [True, True]}
+    # without them the tie goes to the greedy answer
+    fake_openai.script(brief(), code(slip), code(slip), code(own), suite(), *audits())
+    state = await run(fake_openai, candidates=3, peer_tests=False)
+    assert state.report is not None and state.report.files["solution.py"] != own
+    assert all(a.peers == [] for a in state.report.attempts)
+
+
 def test_a_first_round_samples_the_plain_prompt_beside_both_greedy_answers() -> None:
     ctx = Context(seed=7, sample_temperature=0.4)
     assert plan(ctx, 0, 4) == [
