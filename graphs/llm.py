@@ -125,6 +125,10 @@ async def ask(
 ) -> Answer[T]:
     """Get ``schema`` from the role's model (retry, fallback); raise NodeFailedError.
 
+    The attempts are this function's, not LangGraph's node ``retry_policy`` or ``timeout``:
+    those redo or time out a whole node (all of a coder's candidates for one cut off, a
+    swap wait taken for a hang); see :mod:`agents.call`.
+
     ``single_attempt``: one call on the role's model and budget, no retry, no fallback
     (the evaluation's direct baseline, and the coder's sampled candidates).
     ``sampling``: (temperature, seed) instead of the role's. ``invoke``: how to ask

@@ -152,8 +152,17 @@ class GatewayMetrics:
         self._swap_seconds.labels(model, kind).inc(max(0.0, seconds))
         self._swap_duration.labels(model, kind).observe(max(0.0, seconds))
 
-    def request(self, model: str, outcome: str, seconds: float | None = None) -> None:
-        """Count one finished request by outcome (``ok``, ``queue_full``...), and time it."""
+    def request(
+        self,
+        model: str,
+        outcome: str,
+        seconds: float | None = None,
+        tokens: tuple[int, int] | None = None,
+    ) -> None:
+        """Count one finished request by outcome (``ok``, ``queue_full``...), and time it.
+
+        ``tokens``: its (prompt, completion) tokens, from the answer's ``usage``, if it had one.
+        """
         self._requests.labels(model, outcome).inc()
         self.requests[(model, outcome)] += 1
         self.recent_requests.append(
@@ -162,6 +171,8 @@ class GatewayMetrics:
                 "model": model,
                 "outcome": outcome,
                 "seconds": None if seconds is None else round(seconds, 3),
+                "prompt_tokens": tokens[0] if tokens else None,
+                "completion_tokens": tokens[1] if tokens else None,
             }
         )
         if outcome == "deadline_exceeded":

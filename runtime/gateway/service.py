@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import time
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
@@ -248,7 +249,9 @@ class GatewayService:
             error = await self._settle_failure(admission, end, started)
             return JSONResponse(error_body(error), status_code=error.status)
         status, headers = (first.status, first.headers) if isinstance(first, Head) else (502, {})
-        self.metrics.request(admission.slot.name, _outcome(status), time.monotonic() - started)
+        self.metrics.request(
+            admission.slot.name, _outcome(status), time.monotonic() - started, usage_of(content)
+        )
         return Response(content, status_code=status, headers=headers)
 
     def _streamed(
@@ -257,6 +260,7 @@ class GatewayService:
         ends: list[End] = []
         finished = False
         name = admission.slot.name
+        tail = [b""]  # the last chunks' bytes: a stream's usage comes in its last event
 
         async def finish() -> None:
             nonlocal finished
@@ -267,7 +271,7 @@ class GatewayService:
             if not ends:
                 self.metrics.request(name, "client_disconnected", time.monotonic() - started)
             elif ends[0].error is None:
-                self.metrics.request(name, "ok", time.monotonic() - started)
+                self.metrics.request(name, "ok", time.monotonic() - started, usage_of(tail[0]))
             admission.release()
             await exchange.aclose()
 
@@ -278,6 +282,7 @@ class GatewayService:
                     if first and chunk:
                         first = False
                         self.metrics.first_token(name, time.monotonic() - started)
+                    tail[0] = (tail[0] + chunk)[-_USAGE_TAIL:]
                     yield chunk
                 if ends and ends[0].error is not None:
                     yield sse_error(await self._settle_failure(admission, ends[0], started))
@@ -335,6 +340,25 @@ def _unseeded_if_sampled(body: bytes) -> bytes:
         return body
     del payload["seed"]
     return json.dumps(payload).encode()
+
+
+_USAGE_TAIL = 4096
+"""Bytes of a stream's end kept to read its usage (vLLM's last event, before ``[DONE]``)."""
+_PROMPT_TOKENS = re.compile(rb'"prompt_tokens"\s*:\s*(\d+)')
+_COMPLETION_TOKENS = re.compile(rb'"completion_tokens"\s*:\s*(\d+)')
+
+
+def usage_of(content: bytes) -> tuple[int, int] | None:
+    """(prompt, completion) tokens of an OpenAI-style answer's ``usage``, or None.
+
+    The last of each in ``content`` (usage follows the choices; the text of an answer is
+    JSON-escaped, so a quote in it never opens a key).
+    """
+    prompt = _PROMPT_TOKENS.findall(content)
+    completion = _COMPLETION_TOKENS.findall(content)
+    if not prompt or not completion:
+        return None
+    return int(prompt[-1]), int(completion[-1])
 
 
 def _outcome(status: int) -> str:

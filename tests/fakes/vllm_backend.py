@@ -213,7 +213,10 @@ class Routes:
         chat = request.url.path.endswith("/chat/completions")
         text = answer_text(body, state)
         if body.get("stream"):
-            return StreamingResponse(stream(state, text, chat), media_type="text/event-stream")
+            usage = bool((body.get("stream_options") or {}).get("include_usage"))
+            return StreamingResponse(
+                stream(state, text, chat, usage), media_type="text/event-stream"
+            )
         async with tracked(state):
             await asyncio.sleep(state.latency + state.tokens / state.token_rate)
         return JSONResponse(whole(state, text, chat))
@@ -290,7 +293,10 @@ def _chunk(state: Backend, delta: str, chat: bool, finish: str | None) -> bytes:
     return f"data: {json.dumps(payload)}\n\n".encode()
 
 
-async def stream(state: Backend, text: str, chat: bool) -> AsyncIterator[bytes]:
+async def stream(
+    state: Backend, text: str, chat: bool, usage: bool = False
+) -> AsyncIterator[bytes]:
+    """The answer in 4-character events; with ``usage``, vLLM's last event of token counts."""
     pieces = [text[i : i + 4] for i in range(0, len(text), 4)] or [""]
     async with tracked(state):
         await asyncio.sleep(state.latency)
@@ -299,6 +305,11 @@ async def stream(state: Backend, text: str, chat: bool) -> AsyncIterator[bytes]:
             yield _chunk(state, piece, chat, None)
             await asyncio.sleep(step)
         yield _chunk(state, "", chat, "stop")
+        if usage:  # as vLLM orders it: prompt, total, completion
+            counts = {"prompt_tokens": 5, "total_tokens": 5 + state.tokens}
+            counts["completion_tokens"] = state.tokens
+            payload = {"id": "fake", "model": state.model, "choices": [], "usage": counts}
+            yield f"data: {json.dumps(payload)}\n\n".encode()
         yield b"data: [DONE]\n\n"
 
 

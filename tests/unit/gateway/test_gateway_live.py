@@ -32,7 +32,7 @@ import yaml
 from runtime.gateway.ledger import LedgerSnapshot
 from runtime.gateway.scheduler import ModelState
 from runtime.gateway.server import build_app
-from runtime.gateway.service import GatewayService, _unseeded_if_sampled, prepare
+from runtime.gateway.service import GatewayService, _unseeded_if_sampled, prepare, usage_of
 from runtime.process import free_port
 from tests.conftest import FAKE_SERVER, ROOT, allow_loopback_port
 from tests.prometheus import sample, samples
@@ -204,8 +204,9 @@ SCHEMA = {
 }
 
 
-async def stream_text(live: Live, model: str) -> str:
+async def stream_text(live: Live, model: str, **extra: Any) -> str:
     payload = {"model": model, "stream": True, "messages": [{"role": "user", "content": "hi"}]}
+    payload |= extra
     text = ""
     async with live.http.stream("POST", f"{live.url}/v1/chat/completions", json=payload) as r:
         assert r.status_code == 200, await r.aread()
@@ -213,7 +214,8 @@ async def stream_text(live: Live, model: str) -> str:
             if line.startswith("data: ") and line != "data: [DONE]":
                 chunk = json.loads(line[6:])
                 assert "error" not in chunk, chunk
-                text += chunk["choices"][0]["delta"].get("content", "")
+                if chunk["choices"]:  # (the usage event has none)
+                    text += chunk["choices"][0]["delta"].get("content", "")
     return text
 
 
@@ -293,6 +295,12 @@ async def test_streaming_completions_and_concurrency(tmp_path: Path, tag: str) -
         payload = {"model": "a", "prompt": "x"}
         reply = await live.http.post(f"{live.url}/v1/completions", json=payload)
         assert reply.json()["choices"][0]["text"] == "fake answer from a"
+        usage = {"stream_options": {"include_usage": True}}
+        assert await stream_text(live, "a", **usage) == "fake answer from a"
+        # the status page's last requests: tokens from the answer's usage, where it has one
+        shown = (await live.http.get(f"{live.url}/ui/status")).json()["requests"]
+        tokens = [(r["prompt_tokens"], r["completion_tokens"]) for r in shown]
+        assert tokens == [(None, None), (5, 20), (5, 20)]
         # Eight concurrent requests to a loaded model all run at once upstream (no mutex).
         replies = await asyncio.gather(*(live.chat("a") for _ in range(8)))
         assert all(r.status_code == 200 for r in replies)
@@ -310,10 +318,10 @@ async def test_streaming_completions_and_concurrency(tmp_path: Path, tag: str) -
         metrics = (await live.http.get(f"{live.url}/metrics")).text
     assert info["max_in_flight"] == 8
     # the two streams' first chunks, and every finished request's time, as distributions
-    assert sample(metrics, "edgeswarm_gateway_time_to_first_token_seconds_count", model="a") == 2
+    assert sample(metrics, "edgeswarm_gateway_time_to_first_token_seconds_count", model="a") == 3
     latency = "edgeswarm_gateway_request_duration_seconds_count"
-    assert sample(metrics, latency, model="a") == 11  # 10 answered, 1 left (client_disconnected)
-    assert (sample(metrics, "edgeswarm_gateway_queue_wait_seconds_count", model="a") or 0) >= 11
+    assert sample(metrics, latency, model="a") == 12  # 11 answered, 1 left (client_disconnected)
+    assert (sample(metrics, "edgeswarm_gateway_queue_wait_seconds_count", model="a") or 0) >= 12
 
 
 async def test_routing_errors_are_clear(tmp_path: Path, tag: str) -> None:
@@ -683,3 +691,14 @@ def test_a_sampled_request_to_a_cpu_server_loses_its_seed(
     out = json.loads(_unseeded_if_sampled(json.dumps(body).encode()))
     assert out == (body if kept_seed else {k: v for k, v in body.items() if k != "seed"})
     assert _unseeded_if_sampled(b"not json") == b"not json"  # the server says what is wrong
+
+
+def test_the_usage_of_an_answer_is_read_from_its_bytes() -> None:
+    whole = json.dumps(
+        {
+            "choices": [{"message": {"content": 'say "prompt_tokens": 99'}}],
+            "usage": {"prompt_tokens": 12, "total_tokens": 19, "completion_tokens": 7},
+        }
+    ).encode()
+    assert usage_of(whole) == (12, 7)  # the escaped quote in the text opens no key
+    assert usage_of(b'data: {"choices": [{"delta": {}}]}\n\ndata: [DONE]\n\n') is None
