@@ -268,31 +268,22 @@ def _score(
     verdicts = list(run.verdicts)
     if not run.gate and len(verdicts) != len(checks):
         verdicts = [Verdict(False, error="not run")] * len(checks)
-    observed: list[str] = []
-    if not run.gate and probed:
-        # A process of its own: a probe that hangs or kills it never costs a check's verdict.
-        seen = run_checks(
-            candidate.code,
-            probed,
-            state.entry,
-            per_check_s=PROBE_LIMIT_S,
-            timeout_s=ctx.sandbox_timeout_s,
-        )
-        if not seen.gate and len(seen.verdicts) == len(probed):
-            observed = [observation(v.got, v.error) for v in seen.verdicts]
-    peers: list[bool] = []
-    if not run.gate and peered:
-        # The candidates' own asserts: they only rank, so they run apart like the probes.
-        ran = run_checks(
-            candidate.code,
-            peered,
-            state.entry,
-            per_check_s=PROBE_LIMIT_S,
-            timeout_s=ctx.sandbox_timeout_s,
-        )
-        if not ran.gate and len(ran.verdicts) == len(peered):
-            peers = [v.ok for v in ran.verdicts]
+    # Each in a process of its own: a probe or assert that hangs or kills it never costs a
+    # check's verdict. Probes are only observed; the candidates' own asserts only rank.
+    limit = ctx.sandbox_timeout_s
+    seen = _apart(candidate.code, probed, state, limit) if not run.gate else None
+    ran = _apart(candidate.code, peered, state, limit) if not run.gate else None
+    observed = [observation(v.got, v.error) for v in seen] if seen else []
+    peers = [v.ok for v in ran] if ran else []
     return replace(candidate, gate=run.gate, verdicts=verdicts, observed=observed, peers=peers)
+
+
+def _apart(code: str, calls: list[Check], state: State, timeout_s: float) -> list[Verdict] | None:
+    """Verdicts on ``calls`` at a probe's time limit each; None when they gave nothing."""
+    if not calls:
+        return None
+    run = run_checks(code, calls, state.entry, per_check_s=PROBE_LIMIT_S, timeout_s=timeout_s)
+    return list(run.verdicts) if not run.gate and len(run.verdicts) == len(calls) else None
 
 
 def failure_line(check: Check, verdict: Verdict) -> str:
