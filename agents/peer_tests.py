@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator, Sequence
+from itertools import zip_longest
 
 from agents.examples import Check, EntryPoint
 
@@ -57,7 +58,7 @@ def _asserts(code: str, name: str) -> Iterator[tuple[str, str]]:
             and isinstance(call.func, ast.Name)
             and call.func.id == name
             and not call.keywords
-            and all(_literal(arg) and not isinstance(arg, ast.Starred) for arg in call.args)
+            and all(_literal(arg) for arg in call.args)  # (a starred one is no literal)
             and _literal(expected)
         ):
             continue
@@ -76,18 +77,14 @@ def peer_checks(
     """
     if entry is None or entry.kind != "function":
         return []
-    streams = [list(_asserts(code, entry.name)) for code in codes]
     seen: set[str] = set()
     chosen: list[Check] = []
-    for depth in range(max((len(s) for s in streams), default=0)):
-        for stream in streams:
-            if depth >= len(stream):
+    for row in zip_longest(*(_asserts(code, entry.name) for code in codes)):
+        for found in row:
+            if found is None or found[0] in seen or max(map(len, found)) > _MAX_CALL_CHARS:
                 continue
-            call, expected = stream[depth]
-            if call in seen or max(len(call), len(expected)) > _MAX_CALL_CHARS:
-                continue
-            seen.add(call)
-            chosen.append(Check(call=call, expected=expected, source="peer"))
+            seen.add(found[0])
+            chosen.append(Check(call=found[0], expected=found[1], source="peer"))
             if len(chosen) >= limit:
                 return chosen
     return chosen

@@ -30,7 +30,7 @@ from graphs.context import Context, context_of
 from graphs.llm import Answer, NodeFailedError, ask, ask_code, failure
 from graphs.state import Candidate, NodeMetrics, State, TestRun
 from runtime.logs import get_logger
-from tools.check_runner import CandidateRun, Verdict, run_checks
+from tools.check_runner import CandidateRun, Verdict, gate, run_checks
 from tools.sandbox import SandboxUnavailable
 
 SOLUTION, TESTS = "solution.py", "test_solution.py"
@@ -264,7 +264,10 @@ def _score(
     state: State,
     ctx: Context,
 ) -> Candidate:
-    run = run_checks(candidate.code, checks, state.entry, timeout_s=ctx.sandbox_timeout_s)
+    why = gate(candidate.code, state.entry)  # once for the three runs
+    run = run_checks(
+        candidate.code, checks, state.entry, timeout_s=ctx.sandbox_timeout_s, gated=why
+    )
     verdicts = list(run.verdicts)
     if not run.gate and len(verdicts) != len(checks):
         verdicts = [Verdict(False, error="not run")] * len(checks)
@@ -282,7 +285,9 @@ def _apart(code: str, calls: list[Check], state: State, timeout_s: float) -> lis
     """Verdicts on ``calls`` at a probe's time limit each; None when they gave nothing."""
     if not calls:
         return None
-    run = run_checks(code, calls, state.entry, per_check_s=PROBE_LIMIT_S, timeout_s=timeout_s)
+    run = run_checks(
+        code, calls, state.entry, per_check_s=PROBE_LIMIT_S, timeout_s=timeout_s, gated=""
+    )
     return list(run.verdicts) if not run.gate and len(run.verdicts) == len(calls) else None
 
 

@@ -146,13 +146,17 @@ def run_checks(
     *,
     per_check_s: float = 2.0,
     timeout_s: float = 20.0,
+    gated: str | None = None,
 ) -> CandidateRun:
     """Gate ``code``, then run ``checks`` against it in one sandboxed process.
+
+    ``gated``: the gate's answer when the caller has it already (one parse of ``code``, not
+    one per run: CPython 3.11's ``ast.parse`` in threads at once can fail, gh-106905).
 
     Raises:
         SandboxUnavailable: the sandbox could not run anything.
     """
-    why = gate(code, entry)
+    why = gate(code, entry) if gated is None else gated
     if why or not checks:
         return CandidateRun(gate=why)
     harness = _HARNESS.format(

@@ -57,6 +57,12 @@ def test_checks_run_in_the_sandbox_one_verdict_each() -> None:
     run = run_checks("def add(a, b):\n    return a + b\n", checks, ADD)
     assert run.gate == "" and run.passed == (True, False, True)
     assert run.verdicts[1].got == "2"
+    # a caller that gated the code already passes the gate's answer: no second parse
+    assert run_checks("def add(a, b):\n    return a + b\n", checks, ADD, gated="no") == (
+        CandidateRun(gate="no")
+    )
+    again = run_checks("def add(a, b):\n    return a + b\n", checks, ADD, gated="")
+    assert again.passed == run.passed
 
 
 def _run(*oks: bool) -> CandidateRun:
