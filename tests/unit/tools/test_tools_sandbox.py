@@ -153,3 +153,28 @@ def test_root_without_pids_cgroup_fails_closed(tmp_path: Path) -> None:
         return
     with pytest.raises(SandboxUnavailable, match="RLIMIT_NPROC"):
         run_python("pass", config=config)
+
+
+def test_spawns_without_preexec_fn_so_the_caller_is_not_forked(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A ``preexec_fn`` makes subprocess fork the caller (page tables copied under the GIL, a
+    cost that grew with the heap: the swarm load test ran twice as slowly after the gateway
+    state machine); the cgroup is joined by a shell in the child instead."""
+    import subprocess
+
+    from tools import sandbox
+
+    seen: list[tuple[list[str], dict[str, object]]] = []
+    real = subprocess.Popen
+
+    def spy(argv: list[str], **kwargs: object) -> subprocess.Popen[bytes]:
+        seen.append((argv, kwargs))
+        return real(argv, **kwargs)  # type: ignore[call-overload, no-any-return]
+
+    monkeypatch.setattr(subprocess, "Popen", spy)
+    assert run_python("print(1)").stdout == "1\n"
+    [(argv, kwargs)] = seen
+    assert kwargs.get("preexec_fn") is None
+    if os.geteuid() == 0:  # the pids cgroup is joined by the shell before it becomes bwrap
+        assert argv[:3] == list(sandbox._JOIN_CGROUP) and argv[3].endswith("/cgroup.procs")
