@@ -14,6 +14,7 @@ import os
 import platform
 import socket
 import subprocess
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -391,12 +392,14 @@ def save_results(
 ) -> dict[str, Any]:
     """A ``python -m bench.<benchmark>`` run's results, with its date, command and machine.
 
-    Written to ``out`` as JSON when given.
+    Written to ``out`` as JSON when given. ``argv`` None: the process's own arguments
+    (``main()`` run as ``python -m``).
     """
+    args = sys.argv[1:] if argv is None else argv
     results = {
         "benchmark": benchmark,
         "date": f"{dt.datetime.now(dt.UTC):%Y-%m-%d}",
-        "command": f"python -m bench.{benchmark} " + " ".join(argv or []),
+        "command": f"python -m bench.{benchmark} " + " ".join(args),
         "machine": machine(),
         **fields,
     }

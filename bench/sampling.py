@@ -10,6 +10,12 @@ tasks of the share of its answers that pass) and the tasks any of its answers so
 is how ``Context.sample_temperature`` was chosen: the swarm's candidates are chosen by what
 most of them do, so what matters is how often one sample is right, not only whether any is.
 
+It also prints the ceiling of a search of this prompt (:func:`ceiling`): the tasks the greedy
+answer or any of k sampled answers solves, for each k up to all of a task's samples (every
+temperature above 0 pooled), expected over which k are drawn. No choice among candidates can
+solve a task none of them solves, so this bounds what a swarm that writes k samples beside
+the greedy answer can gain over one plain call.
+
 Without ``--base-url`` it starts its own vLLM CPU server of the coder model. Run it on the
 dev split only: the held-out split is never tuned on. Not part of ``make bench``.
 """
@@ -19,6 +25,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import math
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -101,6 +108,34 @@ def summarize(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     ]
 
 
+def ceiling(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Tasks the greedy answer or any of ``k`` samples solves, for k = 0 .. the samples per task.
+
+    A task's samples are its answers at every temperature above 0; a draw of k of its n
+    samples, c of them right, misses all of them with probability C(n-c, k) / C(n, k), so the
+    expected count is exact, not simulated. A task without a greedy answer counts its samples
+    only; k stops at the fewest samples any task has.
+    """
+    greedy: dict[str, bool] = {}
+    pooled: dict[str, list[bool]] = {}
+    for row in rows:
+        if row["temperature"] == 0:
+            greedy[row["task"]] = greedy.get(row["task"], False) or any(row["solved"])
+        else:
+            pooled.setdefault(row["task"], []).extend(row["solved"])
+    tasks = sorted(greedy.keys() | pooled.keys())
+    most = min((len(pooled.get(task, [])) for task in tasks), default=0)
+    out = []
+    for k in range(most + 1):
+        solved = 0.0
+        for task in tasks:
+            samples = pooled.get(task, [])
+            n, right = len(samples), sum(samples)
+            solved += 1.0 if greedy.get(task) else 1 - math.comb(n - right, k) / math.comb(n, k)
+        out.append({"samples": k, "tasks": len(tasks), "solved": round(solved, 2)})
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Measure, print one line per temperature, write the JSON with ``--out``."""
     parser = argparse.ArgumentParser(prog="python -m bench.sampling", description=__doc__)
@@ -134,11 +169,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         logs = Path(tempfile.mkdtemp(prefix="edgeswarm-sampling-"))
         with VLLMServer(spec, logs, start_timeout_s=600) as server:
             rows = run(server.base_url)
-    summary = summarize(rows)
-    for line in summary:
+    summary, bound = summarize(rows), ceiling(rows)
+    for line in [*summary, *bound]:
         print(json.dumps(line), flush=True)
     save_results(
-        args.out, "sampling", argv, model=model, split=args.split, summary=summary, rows=rows
+        args.out,
+        "sampling",
+        argv,
+        model=model,
+        split=args.split,
+        summary=summary,
+        ceiling=bound,
+        rows=rows,
     )
     return 0
 

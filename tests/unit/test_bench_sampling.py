@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
+import pytest
+
 from agents.coder import PLAIN_STOP
-from bench.sampling import main, measure, summarize
+from bench.report import save_results
+from bench.sampling import ceiling, main, measure, summarize
 from graphs.evaluate import load_tasks
 from tests.conftest import FakeOpenAI
 
@@ -80,6 +84,29 @@ def test_summary_counts_the_mean_and_any_answer_per_temperature() -> None:
     ]
 
 
+def test_ceiling_is_the_greedy_answer_or_any_of_k_samples_expected_over_draws() -> None:
+    rows = [
+        {"task": "a", "temperature": 0.0, "solved": [True]},  # the greedy answer solves it
+        {"task": "a", "temperature": 0.4, "solved": [False, False]},
+        {"task": "a", "temperature": 0.8, "solved": [False, False]},
+        {"task": "b", "temperature": 0.0, "solved": [False]},
+        {"task": "b", "temperature": 0.4, "solved": [True, False]},  # one of four right
+        {"task": "b", "temperature": 0.8, "solved": [False, False]},
+        {"task": "c", "temperature": 0.0, "solved": [False]},  # none right: never counted
+        {"task": "c", "temperature": 0.4, "solved": [False, False, False, False]},
+    ]
+    assert ceiling(rows) == [
+        {"samples": 0, "tasks": 3, "solved": 1.0},
+        {"samples": 1, "tasks": 3, "solved": 1.25},  # 1/4 of draws hold b's right sample
+        {"samples": 2, "tasks": 3, "solved": 1.5},  # 1 - C(3,2)/C(4,2)
+        {"samples": 3, "tasks": 3, "solved": 1.75},
+        {"samples": 4, "tasks": 3, "solved": 2.0},
+    ]
+    assert ceiling([{"task": "a", "temperature": 0.0, "solved": [True]}]) == [
+        {"samples": 0, "tasks": 1, "solved": 1.0}
+    ]
+
+
 def test_the_command_writes_its_results(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
     fake_openai.script(answer(ADD, "add"), answer(WRONG_SUB, "sub"))
     out = tmp_path / "sampling.json"
@@ -91,4 +118,14 @@ def test_the_command_writes_its_results(fake_openai: FakeOpenAI, tmp_path: Path)
             "--out", str(out),
         ]
     )  # fmt: skip
-    assert code == 0 and '"any_solved": 1' in out.read_text("utf-8")
+    text = out.read_text("utf-8")
+    assert code == 0 and '"any_solved": 1' in text and '"ceiling"' in text
+
+
+def test_a_module_run_records_its_own_command_line(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(sys, "argv", ["sampling.py", "--split", "held-out"])
+    results = save_results(None, "sampling", None)
+    assert results["command"] == "python -m bench.sampling --split held-out"
+    assert save_results(None, "sampling", ["--samples", "2"])["command"].endswith("--samples 2")
