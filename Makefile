@@ -102,7 +102,7 @@ format: $(STAMP) ## format and autofix
 
 studio: install models ## LangGraph Studio's local server, offline
 	@echo "edgeswarm: open https://smith.langchain.com/studio/?baseUrl=http://127.0.0.1:$${PORT:-2025} and type a task;"
-	@echo "edgeswarm: runs use EDGESWARM_BASE_URL if set, else the embedded gateway, started on the first run and stopped with the server"
+	@echo "edgeswarm: runs use EDGESWARM_BASE_URL if set, else a model edgeswarm serve serves, else the embedded gateway, started on the first run and stopped with the server"
 	LANGGRAPH_CLI_NO_ANALYTICS=1 LANGGRAPH_NO_VERSION_CHECK=true LANGSMITH_TRACING=false \
 	  $(BIN)/langgraph dev --no-browser --no-reload --port $${PORT:-2025}
 

@@ -35,8 +35,9 @@ class Context:
         default="",
         metadata=_doc(
             "OpenAI-compatible endpoint: an edgeswarm gateway or a vLLM server. Empty: the "
-            "host's default, EDGESWARM_BASE_URL if set, else the embedded gateway, started "
-            "on first use and shared by the process's runs (graphs/endpoints.py)."
+            "host's default, EDGESWARM_BASE_URL if set, else a model `edgeswarm serve` "
+            "serves, else the embedded gateway, started on first use and shared by the "
+            "process's runs (graphs/endpoints.py)."
         ),
     )
     api_key: str = field(default="EMPTY", metadata=_doc("Bearer token for base_url."))
