@@ -168,6 +168,10 @@ def _doctest_checks(text: str) -> list[Check]:
             continue
         if is_expression(source) and is_expression(want):
             checks.append(Check(source, want, "statement", tuple(setup)))
+            if setup:
+                # A session with state (s = Stack() above): the shown call acts on it too, so
+                # later checks run it first, as the doctest session does.
+                setup.append(source)
     return checks
 
 

@@ -27,6 +27,8 @@ from pathlib import Path
 
 import pytest
 
+from agents.examples import entry_point_of, statement_checks
+from tools.check_runner import run_checks
 from tools.sandbox import TEST_RUNNER_CODE
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -382,6 +384,21 @@ def test_a_stubs_examples_hold_for_the_reference(task: Path) -> None:
         test = parser.get_doctest(docstring, dict(namespace), f"stub{number}", None, 0)
         runner.run(test, out=lambda _: None)
     assert runner.failures == 0, f"{runner.failures} of {runner.tries} stub examples fail"
+
+
+@pytest.mark.parametrize("task", TASKS, ids=TASK_IDS)
+def test_the_checks_read_from_the_statement_hold_for_the_reference(task: Path) -> None:
+    # What the swarm reads from a statement without a model (agents.examples) must be true:
+    # a wrong check fails every right candidate.
+    statement = (task / "task.txt").read_text()
+    entry = entry_point_of(statement)
+    checks = statement_checks(statement, entry)
+    if not checks:
+        return
+    run = run_checks((task / "reference.py").read_text(), checks, entry)
+    assert run.gate == "", run.gate
+    wrong = [c.label() for c, v in zip(checks, run.verdicts, strict=True) if not v.ok]
+    assert not wrong, f"the reference fails checks read from task.txt: {wrong}"
 
 
 @pytest.mark.parametrize("task", TASKS, ids=TASK_IDS)

@@ -22,6 +22,36 @@ def test_examples_are_read_from_a_stub_and_from_prose() -> None:
     assert statement_checks("Write `is_even(n)`: is_even(n) returns True.", None) == []
 
 
+def test_a_doctest_session_with_state_runs_every_earlier_line_before_a_check() -> None:
+    stub = (
+        "class Lot:\n"
+        '    """Spaces.\n\n'
+        "    >>> lot = Lot(1)\n    >>> lot.park('A')\n    True\n"
+        "    >>> lot.park('B')\n    False\n    >>> lot.leave('A')\n"
+        "    >>> lot.free()\n    1\n"
+        '    """\n'
+    )
+    labels = [c.label() for c in statement_checks(stub, entry_point_of(stub))]
+    assert labels == [
+        "lot = Lot(1); lot.park('A') == True",
+        # the lot is full because the shown call parked A: run without it, B would fit
+        "lot = Lot(1); lot.park('A'); lot.park('B') == False",
+        "lot = Lot(1); lot.park('A'); lot.park('B'); lot.leave('A'); lot.free() == 1",
+    ]
+    lot = (
+        "class Lot:\n    def __init__(self, n):\n        self.n, self.cars = n, set()\n"
+        "    def park(self, car):\n        if len(self.cars) >= self.n:\n"
+        "            return False\n        self.cars.add(car)\n        return True\n"
+        "    def leave(self, car):\n        self.cars.remove(car)\n"
+        "    def free(self):\n        return self.n - len(self.cars)\n"
+    )
+    checks = statement_checks(stub, entry_point_of(stub))
+    assert run_checks(lot, checks, entry_point_of(stub)).passed == (True, True, True)
+    # a function's examples share no state: each check is its call alone
+    two = STUB.replace('    """\n', '    >>> add(1, 1)\n    2\n    """\n')
+    assert all(not c.setup for c in statement_checks(two, ADD))
+
+
 def test_a_one_argument_function_s_examples_in_words_are_read() -> None:
     prose = (
         "Write `encode(text)`: each run becomes the character and its count, e.g. "
