@@ -16,8 +16,9 @@ temperature above 0 pooled), expected over which k are drawn. No choice among ca
 solve a task none of them solves, so this bounds what a swarm that writes k samples beside
 the greedy answer can gain over one plain call.
 
-Without ``--base-url`` it starts its own vLLM CPU server of the coder model. Run it on the
-dev split only: the held-out split is never tuned on. Not part of ``make bench``.
+Without ``--base-url`` it starts its own vLLM CPU server of the coder model. Tune on the dev
+split only: a run on the held-out split measures (its ceiling, reported apart) and never
+chooses a setting. Not part of ``make bench``.
 """
 
 from __future__ import annotations

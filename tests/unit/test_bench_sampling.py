@@ -122,9 +122,7 @@ def test_the_command_writes_its_results(fake_openai: FakeOpenAI, tmp_path: Path)
     assert code == 0 and '"any_solved": 1' in text and '"ceiling"' in text
 
 
-def test_a_module_run_records_its_own_command_line(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
+def test_a_module_run_records_its_own_command_line(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sys, "argv", ["sampling.py", "--split", "held-out"])
     results = save_results(None, "sampling", None)
     assert results["command"] == "python -m bench.sampling --split held-out"

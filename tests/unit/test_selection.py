@@ -31,8 +31,9 @@ def test_a_doctest_session_with_state_runs_every_earlier_line_before_a_check() -
         "    >>> lot.free()\n    1\n"
         '    """\n'
     )
-    labels = [c.label() for c in statement_checks(stub, entry_point_of(stub))]
-    assert labels == [
+    entry = entry_point_of(stub)
+    checks = statement_checks(stub, entry)
+    assert [c.label() for c in checks] == [
         "lot = Lot(1); lot.park('A') == True",
         # the lot is full because the shown call parked A: run without it, B would fit
         "lot = Lot(1); lot.park('A'); lot.park('B') == False",
@@ -45,8 +46,7 @@ def test_a_doctest_session_with_state_runs_every_earlier_line_before_a_check() -
         "    def leave(self, car):\n        self.cars.remove(car)\n"
         "    def free(self):\n        return self.n - len(self.cars)\n"
     )
-    checks = statement_checks(stub, entry_point_of(stub))
-    assert run_checks(lot, checks, entry_point_of(stub)).passed == (True, True, True)
+    assert run_checks(lot, checks, entry).passed == (True, True, True)
     # a function's examples share no state: each check is its call alone
     two = STUB.replace('    """\n', '    >>> add(1, 1)\n    2\n    """\n')
     assert all(not c.setup for c in statement_checks(two, ADD))
