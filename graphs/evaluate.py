@@ -175,6 +175,9 @@ class ArmResult:
     grading: str = ""
     attempts: list[dict[str, Any]] = field(default_factory=list)
     """swarm: every candidate, with its check results and its own hidden grade."""
+    checks: list[str] = field(default_factory=list)
+    """swarm: the checks every candidate ran (source, call, expected; PASS/FAIL for the
+    chosen one), in the order of each attempt's ``checks_passed``."""
     code: str = ""
     """The graded solution.py."""
 
@@ -264,6 +267,7 @@ async def _graded_swarm(
         model_s=round(model_seconds(state.metrics), 3),
         error=state.error,
         grading=checked.detail,
+        checks=list(report.checks) if report else [],
     )
 
 
