@@ -41,7 +41,17 @@ edge cases the task names (empty input, zero, negative, ties) and one larger cas
 literal arguments. Answer with one JSON object that follows the given schema, nothing else.
 
 Example for "Write add(a, b) returning the sum":
-{"checks":[{"call":"add(2, 3)","expected":"5"},{"call":"add(-1, 1)","expected":"0"}]}"""
+{"checks":[{"call":"add(2, 3)","expected":"5"},{"call":"add(-1, 1)","expected":"0"}]}
+
+Example for "Write a class Counter(start) with increment(), which adds one and returns the count":
+{"checks":[{"call":"Counter(2).increment()","expected":"3"},{"call":"Counter(0).increment()","expected":"1"}]}"""
+"""The test writer's rules. The class example is there because the 0.5B writer copies its
+example's shape: with the function example alone it called a class's methods on the class
+(``BankAccount.deposit(2, 3) == 5``), which fails every candidate. Measured with the greedy
+writer on the dev split and bench/tasks-hard (75 tasks) against each task's reference: on
+the 8 class tasks, checks that hold 0 of 13 -> 9 of 32 (4 tasks with one or more); over all
+75 tasks 115 of 181 -> 132 of 221, tasks with a check that holds 38 -> 45. The same example
+in the user message of a class task only was copied verbatim (``Counter(2)...``: 0 kept)."""
 
 
 def test_writer_messages(
