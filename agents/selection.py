@@ -8,7 +8,10 @@ Pure functions of the execution results (no I/O), so every rule is unit-tested o
 - a candidate's score: the weighted checks it passes, of those a solution must pass
   (:func:`required`: a writer's check that most candidates fail is more likely wrong than
   they are, and one candidate that happens to satisfy it must not outrank the behaviour most
-  of them share); ties go to the candidate that passes more of the asserts the candidates
+  of them share); ties go first to the candidate that passes more of the writer's checks
+  that are not required but that two independent candidates pass (:func:`backed`: the
+  writer and two samples agreeing, as CodeT counts agreement, are evidence one lucky sample
+  is not), then to the one that passes more of the asserts the candidates
   wrote beside their code (:func:`peer_scores`, :mod:`agents.peer_tests`), then to the one
   that agrees
   most with the others on what the code does (:func:`agreement`: the same value returned, or
@@ -69,6 +72,8 @@ class Scored:
     failed: int
     peer: float = 0.0
     """The candidates' own asserts it passes, each weighed by the share passing it."""
+    backed: float = 0.0
+    """The writer's checks it passes that are not required but :func:`backed`, by weight."""
 
 
 def support(checks: Sequence[Check], runs: Sequence[CandidateRun]) -> list[float]:
@@ -105,6 +110,37 @@ def peer_scores(runs: Sequence[CandidateRun], peers: Sequence[Sequence[bool]]) -
         else 0.0
         for i, run in enumerate(runs)
     ]
+
+
+def backed(
+    checks: Sequence[Check],
+    runs: Sequence[CandidateRun],
+    voters: Sequence[Hashable] | None = None,
+    weights: Sequence[float] | None = None,
+) -> list[int]:
+    """The writer's checks, not required, that candidates of two voters or more pass.
+
+    A writer's check most candidates fail is not required (:func:`required`): one sample
+    that happens to pass a wrong expected value must not outrank the rest. But when two
+    independent samples (``voters``, as in :func:`agreement`) pass it, the writer and they
+    agree on a behaviour the statement asks for and most samples dropped. Measured: on
+    bank_account ("deposit ... returns the new balance") two of three fresh samples returned
+    it and passed the writer's ``BankAccount(2).deposit(3) == 5``; the first round's four did
+    not, and one of them was chosen. Replayed over the dev split's choices in the evals of
+    2026-12-04 (283): none changed; the ones a single lucky sample decides (word_count's
+    wrong candidate passing a wrong check alone) stay as they were.
+    """
+    weights = list(support(checks, runs)) if weights is None else list(weights)
+    must = set(_required(checks, weights))
+    groups: Sequence[Hashable] = list(range(len(runs))) if voters is None else voters
+    found = []
+    for k, check in enumerate(checks):
+        if k in must or check.source != "writer":
+            continue
+        passing = {groups[i] for i, run in enumerate(runs) if not run.gate and run.verdicts[k].ok}
+        if len(passing) >= 2:
+            found.append(k)
+    return found
 
 
 def crashes(observed: Sequence[str]) -> int:
@@ -172,9 +208,10 @@ def rank(
     ``voters``: who is independent evidence of whom (:func:`agreement`).
     ``peers``: each run's verdicts on the candidates' own asserts (:func:`peer_scores`).
     """
-    weights = support(checks, runs)
-    must = set(_required(checks, weights))
-    weights = [w if k in must else 0.0 for k, w in enumerate(weights)]
+    shares = support(checks, runs)
+    must = set(_required(checks, shares))
+    weights = [w if k in must else 0.0 for k, w in enumerate(shares)]
+    extra = set(backed(checks, runs, voters, shares))
     agreed = agreement(runs, observed, voters)
     peer = peer_scores(runs, peers)
     scored = [
@@ -186,6 +223,10 @@ def rank(
             passed=sum(run.passed),
             failed=len(run.verdicts) - sum(run.passed),
             peer=round(peer[i], 6),
+            backed=round(
+                sum(shares[k] for k in extra if run.verdicts[k].ok),
+                6,
+            ),
         )
         for i, run in enumerate(runs)
         if not run.gate
@@ -195,6 +236,7 @@ def rank(
         key=lambda s: (
             s.index in blocked,
             -s.score,
+            -s.backed,
             -s.peer,
             -s.agreement,
             s.crashes,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agents.examples import Check, EntryPoint, entry_point_of, statement_checks
-from agents.selection import agreement, crashes, rank, required, supported_failures
+from agents.selection import agreement, backed, crashes, rank, required, supported_failures
 from tools.check_runner import CandidateRun, Verdict, gate, run_checks
 from tools.evidence import bandit_scan, large_call
 
@@ -147,6 +147,32 @@ def test_a_writer_check_most_candidates_fail_does_not_outrank_what_they_agree_on
     assert [s.score for s in ranked] == [0.0] * 4 and required(checks, [kept, stripped]) == []
     # once most candidates pass it, it counts
     assert rank(checks, [kept, stripped, stripped], [True, False, False])[0].index == 1
+
+
+def test_a_writer_check_two_independent_samples_pass_breaks_a_tie() -> None:
+    # bank_account, as seen: "deposit ... returns the new balance"; the first round's four
+    # candidates (the greedy pair among them) returned None, two of three fresh samples
+    # returned the balance and passed the writer's check; 2 of 7 is not required, and the
+    # tie went to the first round's greedy answer
+    checks = [Check("BankAccount(2).deposit(3)", "5", "writer")]
+    none = CandidateRun("", (Verdict(False, "None"),))
+    five = CandidateRun("", (Verdict(True, "5"),))
+    runs = [none, none, none, none, five, five, none]
+    greedy = [True, True, False, False, False, False, False]
+    voters = [("greedy", 0), ("greedy", 0), 2, 3, 4, 5, 6]
+    assert required(checks, runs) == [] and backed(checks, runs, voters) == [0]
+    best = rank(checks, runs, greedy, voters=voters)[0]
+    assert best.index == 4 and best.score == 0 and best.backed == round(2 / 7, 6)
+    # one sample alone (word_count's lucky wrong one) backs nothing: the greedy answer stays
+    alone = [none, none, none, five]
+    assert backed(checks, alone) == [] and rank(checks, alone, greedy[:4])[0].index == 0
+    # nor do the two greedy answers of one round, which are one voter
+    pair = [five, five, none, none]
+    assert backed(checks, pair, [("greedy", 0), ("greedy", 0), 2, 3]) == []
+    assert backed(checks, pair) == [0]  # each its own voter
+    # a statement example is required anyway, never merely backed
+    stated = [Check("BankAccount(2).deposit(3)", "5", "statement")]
+    assert backed(stated, runs, voters) == []
 
 
 def test_a_tie_left_by_agreement_goes_to_the_candidate_that_crashes_less() -> None:
