@@ -129,10 +129,11 @@ def backed(
     not, and one of them was chosen. Replayed over the dev split's choices in the evals of
     2026-12-04 (283): none changed; the ones a single lucky sample decides (word_count's
     wrong candidate passing a wrong check alone) stay as they were.
+
+    ``weights``: the checks' :func:`support`, where the caller has it already.
     """
-    weights = list(support(checks, runs)) if weights is None else list(weights)
-    must = set(_required(checks, weights))
-    groups: Sequence[Hashable] = list(range(len(runs))) if voters is None else voters
+    must = set(_required(checks, support(checks, runs) if weights is None else weights))
+    groups = _voters(runs, voters)
     found = []
     for k, check in enumerate(checks):
         if k in must or check.source != "writer":
@@ -141,6 +142,11 @@ def backed(
         if len(passing) >= 2:
             found.append(k)
     return found
+
+
+def _voters(runs: Sequence[CandidateRun], voters: Sequence[Hashable] | None) -> Sequence[Hashable]:
+    """Each candidate's voter: ``voters`` as given, or every candidate its own."""
+    return list(range(len(runs))) if voters is None else voters
 
 
 def crashes(observed: Sequence[str]) -> int:
@@ -177,7 +183,7 @@ def agreement(
     bank_account twice).
     """
     rows = _behaviours(runs, observed)
-    groups: Sequence[Hashable] = list(range(len(runs))) if voters is None else voters
+    groups = _voters(runs, voters)
     counts: list[float] = []
     for i, mine in enumerate(rows):
         by_voter: dict[Hashable, list[int]] = {}
@@ -223,10 +229,7 @@ def rank(
             passed=sum(run.passed),
             failed=len(run.verdicts) - sum(run.passed),
             peer=round(peer[i], 6),
-            backed=round(
-                sum(shares[k] for k in extra if run.verdicts[k].ok),
-                6,
-            ),
+            backed=round(sum(shares[k] for k in extra if run.verdicts[k].ok), 6),
         )
         for i, run in enumerate(runs)
         if not run.gate
