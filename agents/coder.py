@@ -37,6 +37,7 @@ from agents.structured import (
     read_answer,
     request_failure,
 )
+from tools.pysource import parse
 
 CODE_GRAMMAR = r"""root ::= "```python\n" body "```"
 body ::= ( [^`] | "`" [^`] | "``" [^`] )*
@@ -152,7 +153,7 @@ def stub_head(task: str, entry: EntryPoint | None) -> str | None:
         end = task.find(")", found.end())
         signature = task[found.start() : end + 1] if end > 0 else ""
         try:
-            ast.parse(f"def {signature}: pass")
+            parse(f"def {signature}: pass")
         except SyntaxError:
             continue
         return f"def {signature}:\n"
@@ -229,7 +230,7 @@ def definitions(code: str) -> str:
     Code that does not parse is returned as it is, and so is code with nothing else to keep.
     """
     try:
-        tree = ast.parse(code)
+        tree = parse(code)
     except SyntaxError:
         return code
     dropped = [node for node in tree.body if not isinstance(node, _DEFINITIONS)]

@@ -15,6 +15,8 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from tools.pysource import parse
+
 CheckSource = Literal["statement", "writer", "probe", "peer"]
 """statement: the task's own example; writer: the test writer's; probe: an input only
 observed, never judged (:mod:`agents.probes`); peer: an assert a candidate wrote, used only
@@ -71,17 +73,18 @@ class EntryPoint:
 def is_expression(text: str) -> bool:
     """Whether ``text`` parses as one Python expression."""
     try:
-        ast.parse(text, mode="eval")
+        parse(text, mode="eval")
     except SyntaxError:
         return False
     return True
 
 
 def _is_literal(text: str) -> bool:
+    source = text.strip()
     try:
-        ast.literal_eval(text)
+        ast.literal_eval(parse(source, mode="eval"))
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-        return text.strip() in {"True", "False", "None"}
+        return source in {"True", "False", "None"}
     return True
 
 
@@ -115,7 +118,7 @@ def stub_source(statement: str) -> str | None:
         start = _STUB.search(text)
         body = text[start.start() :] if start else text
         try:
-            ast.parse(body)
+            parse(body)
         except SyntaxError:
             continue
         return body
@@ -130,7 +133,7 @@ def entry_point_of(statement: str) -> EntryPoint | None:
     """
     stub = stub_source(statement)
     if stub is not None:
-        entry = _stub_entry(ast.parse(stub))
+        entry = _stub_entry(parse(stub))
         if entry is not None:
             return entry
     for name, params in _NAMED.findall(statement):
@@ -224,7 +227,7 @@ def _prose_checks(text: str, entry: str) -> list[Check]:
             continue
         call = text[found.start() : end]
         try:
-            parsed = ast.parse(call, mode="eval").body
+            parsed = parse(call, mode="eval").body
         except SyntaxError:
             continue
         if not isinstance(parsed, ast.Call) or not all(
@@ -296,7 +299,7 @@ def _doctest_texts(statement: str) -> list[str]:
     stub = stub_source(statement)
     if stub is None:
         return [statement]
-    nodes = ast.walk(ast.parse(stub))
+    nodes = ast.walk(parse(stub))
     kinds = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
     return [doc for node in nodes if isinstance(node, kinds) and (doc := ast.get_docstring(node))]
 

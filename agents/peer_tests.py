@@ -25,6 +25,7 @@ from collections.abc import Iterator, Sequence
 from itertools import zip_longest
 
 from agents.examples import Check, EntryPoint
+from tools.pysource import parse
 
 MAX_PEER_CHECKS = 24
 """Asserts pooled per task (each candidate runs them all in one sandboxed process)."""
@@ -43,7 +44,7 @@ def _literal(node: ast.expr) -> bool:
 def _asserts(code: str, name: str) -> Iterator[tuple[str, str]]:
     """``(call, expected)`` of each ``assert name(literals) == literal`` in ``code``."""
     try:
-        tree = ast.parse(code)
+        tree = parse(code)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return
     for node in ast.walk(tree):

@@ -21,6 +21,7 @@ from itertools import zip_longest
 from typing import Any
 
 from agents.examples import Check
+from tools.pysource import parse
 
 MAX_PROBES = 16
 """Probe calls per run (each candidate runs all of them in one sandboxed process)."""
@@ -83,7 +84,7 @@ Parsed = tuple[str, list[Any], dict[str, Any]]
 def _literal_args(call: str) -> Parsed | None:
     """The callee's source and the call's literal arguments (None: not a call of literals)."""
     try:
-        node = ast.parse(call, mode="eval").body
+        node = parse(call, mode="eval").body
     except SyntaxError:
         return None
     if not isinstance(node, ast.Call) or any(isinstance(a, ast.Starred) for a in node.args):

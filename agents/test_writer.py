@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from agents.examples import Check, EntryPoint
 from agents.prompts import PromptLayout, layout
 from agents.schemas import CheckCase
+from tools.pysource import parse
 
 
 class TestSuite(BaseModel):
@@ -97,7 +98,7 @@ def well_formed(call: str, expected: str, entry: str = "") -> bool:
 def _free_names(source: str) -> set[str] | None:
     """The names an expression reads that it does not bind itself; None if it does not parse."""
     try:
-        tree = ast.parse(source.strip(), mode="eval")
+        tree = parse(source.strip(), mode="eval")
     except SyntaxError:
         return None
     bound: set[str] = set()

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from agents.examples import Check, EntryPoint
+from tools.pysource import parse
 from tools.sandbox import SandboxUnavailable, run_python
 
 _MARK = "EDGESWARM-CHECKS "
@@ -111,7 +112,7 @@ class CandidateRun:
 def gate(code: str, entry: EntryPoint | None) -> str:
     """Why ``code`` cannot be a solution ("" when it can): no parse, or no entry point."""
     try:
-        tree = ast.parse(code)
+        tree = parse(code)
     except SyntaxError as err:
         return f"syntax error: {err.msg} (line {err.lineno})"
     if entry is None:
@@ -151,7 +152,7 @@ def run_checks(
     """Gate ``code``, then run ``checks`` against it in one sandboxed process.
 
     ``gated``: the gate's answer when the caller has it already (one parse of ``code``, not
-    one per run: CPython 3.11's ``ast.parse`` in threads at once can fail, gh-106905).
+    one per run).
 
     Raises:
         SandboxUnavailable: the sandbox could not run anything.

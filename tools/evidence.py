@@ -22,6 +22,7 @@ from pathlib import Path
 
 from agents.examples import Check, EntryPoint
 from tools.check_runner import run_checks
+from tools.pysource import parse
 
 LARGE_ITEMS = 3000
 """About how long the performance probe makes each string and list argument."""
@@ -91,7 +92,7 @@ def _grown(node: ast.expr) -> ast.expr:
 def large_call(call: str) -> str | None:
     """``call`` with its string and list arguments grown; None when nothing grows."""
     try:
-        tree = ast.parse(call, mode="eval")
+        tree = parse(call, mode="eval")
     except SyntaxError:
         return None
     if not isinstance(tree.body, ast.Call):
