@@ -28,6 +28,7 @@ from pathlib import Path
 import pytest
 
 from agents.examples import entry_point_of, statement_checks
+from graphs.evaluate import task_order
 from tools.check_runner import run_checks
 from tools.sandbox import TEST_RUNNER_CODE
 
@@ -36,7 +37,7 @@ TASKS_DIR = ROOT / "bench" / "tasks"
 HARD_TASKS_DIR = ROOT / "bench" / "tasks-hard"
 TASK_SETS = (TASKS_DIR, HARD_TASKS_DIR)
 TASK_FILES = frozenset({"task.txt", "test_hidden.py", "reference.py"})
-DIR_NAME = re.compile(r"(?P<number>\d{2})_(?P<entry>[a-z][a-z0-9_]*)")
+DIR_NAME = re.compile(r"(?P<number>\d{2,3})_(?P<entry>[a-z][a-z0-9_]*)")
 MIN_TASKS = 60  # in bench/tasks
 MAX_STATEMENT_CHARS = 400
 MAX_STUB_CHARS = 1200
@@ -49,9 +50,12 @@ ALLOWED_IMPORTS = frozenset(sys.stdlib_module_names) | {"solution"}
 def task_dirs(tasks_dir: Path) -> list[Path]:
     """The task directories of one task set, in name order."""
     return sorted(
-        path
-        for path in tasks_dir.iterdir()
-        if path.is_dir() and not path.name.startswith((".", "_"))
+        (
+            path
+            for path in tasks_dir.iterdir()
+            if path.is_dir() and not path.name.startswith((".", "_"))
+        ),
+        key=task_order,
     )
 
 

@@ -57,6 +57,13 @@ def test_load_tasks_reads_the_set_in_order_and_filters(tmp_path: Path) -> None:
     assert first.statement.startswith("Write add(a, b)") and "def test_small" in first.hidden_tests
 
 
+def test_load_tasks_orders_by_number_past_99(tmp_path: Path) -> None:
+    root = task_set(tmp_path / "set", ("100_d", "10_b", "9_a", "99_c", "notes"))
+    names = [t.name for t in evaluate.load_tasks(root)]
+    assert names == ["9_a", "10_b", "99_c", "100_d", "notes"]
+    assert [t.name for t in evaluate.load_tasks(root, limit=3)] == ["9_a", "10_b", "99_c"]
+
+
 @pytest.mark.parametrize(
     ("setup", "message"),
     [
