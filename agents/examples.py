@@ -80,12 +80,17 @@ def is_expression(text: str) -> bool:
 
 
 def _is_literal(text: str) -> bool:
+    """Whether ``text`` is one Python literal; a tuple only in parentheses.
+
+    In prose, ``gives True, "off" gives False`` holds no tuple ``True, "off"``.
+    """
     source = text.strip()
     try:
-        ast.literal_eval(parse(source, mode="eval"))
+        tree = parse(source, mode="eval")
+        ast.literal_eval(tree)
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
         return source in {"True", "False", "None"}
-    return True
+    return not isinstance(tree.body, ast.Tuple) or source.startswith("(")
 
 
 def _stub_entry(tree: ast.Module) -> EntryPoint | None:
@@ -250,7 +255,7 @@ _EMPTY_IN = re.compile(
     re.IGNORECASE,
 )
 _EMPTY_OUT = re.compile(r"(?:an?\s+)?empty\s+(string|str|list|dict|tuple|set)\b", re.IGNORECASE)
-_BECOMES = re.compile(r"\s+(?:becomes|turns\s+into|->|→|=>)\s+")
+_BECOMES = re.compile(r"\s+(?:becomes|turns\s+into|gives?|yields?|->|→|=>)\s+")
 
 
 def _value_at(text: str) -> str | None:

@@ -71,6 +71,19 @@ def test_a_one_argument_function_s_examples_in_words_are_read() -> None:
     assert statement_checks(two, entry_point_of(two)) == []
 
 
+def test_gives_and_yields_read_as_becomes() -> None:
+    prose = (
+        'Write `parse_flag(text)`: "on" and "1" give True, "off" gives False, '
+        'so " Yes " gives True; [3, 1] yields "1-3". The word given is kept.'
+    )
+    assert [c.label() for c in statement_checks(prose, entry_point_of(prose))] == [
+        'parse_flag("1") == True',
+        'parse_flag("off") == False',
+        'parse_flag(" Yes ") == True',
+        'parse_flag([3, 1]) == "1-3"',
+    ]
+
+
 def test_the_gate_needs_a_parse_and_the_entry_point() -> None:
     assert gate("def add(a, b):\n    return a + b\n", ADD) == ""
     assert gate("def add(a, b) return", ADD).startswith("syntax error")
