@@ -7,6 +7,6 @@ def pairs_with_sum(numbers: list[int], target: int) -> list[tuple[int, int]]:
     pairs = set()
     for a in counts:
         b = target - a
-        if a < b and b in counts or a == b and counts[a] >= 2:
+        if (a < b and b in counts) or (a == b and counts[a] >= 2):
             pairs.add((a, b))
     return sorted(pairs)
