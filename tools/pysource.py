@@ -6,7 +6,7 @@ conversion allocates objects, so a garbage collection can run Python code inside
 another thread can run; a parse in that thread resets the counter, and the first parse then
 fails with ``SystemError: AST constructor recursion depth mismatch`` (gh-106905). The swarm
 parses candidates in worker threads (the checks' run scores each in one) while the event
-loop parses others; measured: one task of 51 in an eval run failed this way, with ten
+loop parses others; measured: one task of 51 in an eval run failed this way, with eight
 candidates a round. Every parse in ``agents`` and ``tools`` goes through :func:`parse`: one
 at a time (parsing a candidate takes about a millisecond), and once more if a parse outside
 this module still got in the way. ``ast.literal_eval`` of a string parses too: hand it the
