@@ -77,13 +77,19 @@ def held_out_names(root: Path) -> set[str]:
     return set(path.read_text("utf-8").split()) if path.is_file() else set()
 
 
-def task_order(folder: Path) -> tuple[int, str]:
+def _task_order(folder: Path) -> tuple[int, str]:
     """Sort key of a task directory: its number as a number, then its name.
 
     ``9_x`` < ``10_x`` < ``100_x``; a name without a leading number sorts after them all.
     """
     number, _, _ = folder.name.partition("_")
     return (int(number) if number.isdigit() else 1 << 30, folder.name)
+
+
+def task_folders(root: Path) -> list[Path]:
+    """The task directories under ``root`` (not hidden, not ``_``-prefixed), by number."""
+    folders = (p for p in root.iterdir() if p.is_dir() and not p.name.startswith((".", "_")))
+    return sorted(folders, key=_task_order)
 
 
 def load_tasks(
@@ -99,10 +105,7 @@ def load_tasks(
     """
     if not root.is_dir():
         raise TaskSetError(f"task set {root} is not a directory")
-    folders = sorted(
-        (p for p in root.iterdir() if p.is_dir() and not p.name.startswith((".", "_"))),
-        key=task_order,
-    )
+    folders = task_folders(root)
     held = held_out_names(root)
     tasks = [_load_task(folder, folder.name in held) for folder in folders]
     if split != "all":

@@ -28,7 +28,7 @@ from pathlib import Path
 import pytest
 
 from agents.examples import entry_point_of, statement_checks
-from graphs.evaluate import task_order
+from graphs.evaluate import task_folders
 from tools.check_runner import run_checks
 from tools.sandbox import TEST_RUNNER_CODE
 
@@ -48,15 +48,8 @@ ALLOWED_IMPORTS = frozenset(sys.stdlib_module_names) | {"solution"}
 
 
 def task_dirs(tasks_dir: Path) -> list[Path]:
-    """The task directories of one task set, in name order."""
-    return sorted(
-        (
-            path
-            for path in tasks_dir.iterdir()
-            if path.is_dir() and not path.name.startswith((".", "_"))
-        ),
-        key=task_order,
-    )
+    """The task directories of one task set, by number (as the eval loads them)."""
+    return task_folders(tasks_dir)
 
 
 def task_id(task: Path) -> str:
