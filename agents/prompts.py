@@ -70,35 +70,6 @@ Material:
 {material}
 """
 
-AUDITOR_SYSTEM = {
-    "security": """\
-You are the security auditor in a team of software agents. You review a small Python module for
-security problems: use of eval/exec on inputs, shell commands, unsafe deserialization (pickle,
-yaml.load), path traversal, injection into SQL or shell strings, secrets in code, unbounded
-resource use driven by input. Report only real problems in this code, worst first; approve when
-there is nothing of medium severity or worse.
-Answer with one JSON object that follows the given schema, nothing else.
-""",
-    "performance": """\
-You are the performance auditor in a team of software agents. You review a small Python module
-for performance problems: needless quadratic loops, repeated work inside loops, recursion
-without memoization where inputs can be large, building strings or lists inefficiently. Report
-only real problems in this code, worst first; approve when there is nothing of medium severity
-or worse.
-Answer with one JSON object that follows the given schema, nothing else.
-""",
-}
-
-AUDITOR_INPUT = """\
-Context:
-{briefing}
-
-solution.py:
-```python
-{code}
-```
-"""
-
 LOOKUP_SYSTEM = """\
 You are the researcher in a team of software agents. Before you write a brief for a
 programming task, you may look things up with tools: search or read files of the user's

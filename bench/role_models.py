@@ -26,6 +26,7 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel
 
 from agents import prompts
+from agents.auditor import auditor_messages
 from agents.researcher import researcher_messages
 from agents.schemas import AuditReport, ResearchBrief, StageSummary
 from agents.structured import StructuredOutputError, ainvoke_structured, chat_model, token_budget
@@ -135,12 +136,7 @@ def jobs(
             url,
             model,
             AuditReport,
-            [
-                SystemMessage(prompts.AUDITOR_SYSTEM["security"]),
-                HumanMessage(
-                    prompts.AUDITOR_INPUT.format(briefing="A small calculator.", code=code)
-                ),
-            ],
+            auditor_messages("security", code, "A small calculator."),
             partial(_verdict_is, want=want),
         )
         for code, want in AUDIT_CASES

@@ -34,6 +34,7 @@ from typing import Any
 import httpx
 from pydantic import BaseModel
 
+from agents import auditor as auditor_agent
 from agents import prompts
 from agents import test_writer as writer_agent
 from agents.schemas import AuditReport, ResearchBrief, StageSummary
@@ -479,8 +480,10 @@ GUIDED_SAMPLES: tuple[tuple[type[BaseModel], str, str], ...] = (
     (writer_agent.TestSuite, writer_agent.SYSTEM, f"Task:\n{_TASK}\n"),
     (
         AuditReport,
-        prompts.AUDITOR_SYSTEM["security"],
-        prompts.AUDITOR_INPUT.format(briefing=_TASK, code=_CODE),
+        auditor_agent.SYSTEM,
+        auditor_agent.INPUT.format(
+            code=_CODE, focus=auditor_agent.FOCUS["security"], briefing=_TASK
+        ),
     ),
 )
 

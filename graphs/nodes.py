@@ -9,7 +9,9 @@ from typing import Any, get_args
 from langchain_core.messages import BaseMessage
 from langgraph.runtime import Runtime
 
+from agents import auditor as auditor_agent
 from agents import prompts
+from agents.auditor import AuditorKind
 from agents.examples import EntryPoint, entry_point_of, statement_checks
 from agents.lookups import available_tools, lookup_plan_schema, run_lookups
 from agents.prompts import clip, layout
@@ -176,14 +178,14 @@ async def summarize_brief(state: State, runtime: Runtime[Context]) -> dict[str, 
     }
 
 
-def audit_material(state: State, kind: str, evidence: list[Evidence], limit: int) -> str:
+def audit_material(state: State, kind: AuditorKind, evidence: list[Evidence], limit: int) -> str:
     """The auditor's bounded hand-over: the checks' outcome and its tool's evidence."""
     tests = state.test_run
     status = "no checks ran" if tests is None else f"{tests.passed} passed, {tests.failed} failed"
     found = "\n".join(
         f"- [{'BLOCKING' if e.blocking else 'note'}] {e.tool}: {e.text}" for e in evidence
     )
-    tool = "bandit (static analysis)" if kind == "security" else "the timed run on large inputs"
+    tool = auditor_agent.TOOL[kind]
     return clip(f"Checks: {status}\nWhat {tool} found:\n{found or '- nothing'}", limit)
 
 
@@ -213,16 +215,14 @@ async def summarize_code(state: State, runtime: Runtime[Context]) -> dict[str, A
     return {"evidence": {"security": security, "performance": performance}}
 
 
-def _auditor(kind: str) -> Any:
+def _auditor(kind: AuditorKind) -> Any:
     async def audit(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         ctx = context_of(runtime)
         evidence = state.evidence.get(kind, [])
-        messages = layout(
-            prompts.AUDITOR_SYSTEM[kind],
-            prompts.AUDITOR_INPUT.format(
-                briefing=audit_material(state, kind, evidence, ctx.handover_chars),
-                code=state.files.get(SOLUTION, ""),
-            ),
+        messages = auditor_agent.auditor_messages(
+            kind,
+            state.files.get(SOLUTION, ""),
+            audit_material(state, kind, evidence, ctx.handover_chars),
             ctx.prompt_layout,
         )
         try:

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from langchain_core.messages import HumanMessage, SystemMessage
 
-from agents import coder, prompts, test_writer
+from agents import auditor, coder, prompts, test_writer
 from agents.researcher import researcher_messages
 from graphs.context import Context
 from graphs.state import HISTORY_ATTEMPTS, InputState, OutputState, append_history
@@ -150,7 +150,7 @@ VARIABLE_START = {
     "StageSummary": "Hand-over for: ",
     "TestSuite": "Task:\n",
     "code": TASK,
-    "AuditReport": "Context:\n",
+    "AuditReport": "solution.py:\n",
 }
 
 
@@ -161,7 +161,7 @@ def systems_for(schema: str) -> list[str]:
         "StageSummary": [prompts.SUMMARIZER_SYSTEM],
         "TestSuite": [test_writer.SYSTEM],
         "code": [coder.SYSTEM],
-        "AuditReport": list(prompts.AUDITOR_SYSTEM.values()),
+        "AuditReport": [auditor.SYSTEM],
     }[schema]
 
 
