@@ -11,15 +11,38 @@ from __future__ import annotations
 import json
 from typing import Annotated, Any, Literal, Union
 
+from langchain_core.messages import BaseMessage
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from agents.prompts import clip
+from agents.prompts import PromptLayout, clip, layout
 from tools.dispatch import TOOLS, ToolContext, ToolError, dispatch
 
 WORKSPACE_TOOLS = ("workspace_search", "workspace_read")
 DATABASE_TOOLS = ("sql_schema", "sql_query")
 MAX_LOOKUPS = 3
 RESULT_CHARS = 900
+
+SYSTEM = """\
+You are the researcher in a team of software agents. Before you write a brief for a
+programming task, you may look things up with tools: search or read files of the user's
+workspace, list the tables of the user's SQLite database, or run one read-only SELECT on it.
+Plan at most three lookups that help you understand the task; plan none if the task is clear.
+Answer with one JSON object that follows the given schema, nothing else.
+"""
+
+TASK = """\
+Available tools: {tools}
+
+Task:
+{task}
+"""
+
+
+def lookup_messages(
+    tools: list[str], task: str, order: PromptLayout = "stable_first"
+) -> list[BaseMessage]:
+    """The lookup plan's prompt: its rules, then the tools the run offers and the task."""
+    return layout(SYSTEM, TASK.format(tools=", ".join(tools), task=task), order)
 
 
 def available_tools(workspace: bool, database: bool) -> list[str]:

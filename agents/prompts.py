@@ -1,4 +1,4 @@
-"""Prompts of every agent, in one place.
+"""How every agent's prompt is laid out; each agent's own text is in its module.
 
 Stable parts first (role, rules, output format), the run's variable parts last, so that
 requests share a long common prefix and vLLM's prefix cache serves it. Every agent's messages
@@ -36,51 +36,3 @@ def layout(system: str, user: str, order: PromptLayout = "stable_first") -> list
 def clip(text: str, limit: int) -> str:
     """``text`` cut to ``limit`` characters, marked when cut: what goes into a prompt is bounded."""
     return text if len(text) <= limit else text[: limit - 15] + " …[truncated]"
-
-
-RESEARCHER_SYSTEM = """\
-You are the researcher in a team of software agents. You read a programming task and write a
-brief for the coder: what to build and its requirements. Be precise and short. Do not write
-the solution code.
-
-Rules:
-- The summary restates the task in one or two sentences.
-- entry_point is the name of the function or class the coder must write (snake_case for
-  functions, PascalCase for classes).
-- Each requirement is one short sentence.
-- Answer with one JSON object that follows the given schema, nothing else.
-"""
-
-RESEARCHER_TASK = """\
-{notes}Task:
-{task}
-"""
-
-SUMMARIZER_SYSTEM = """\
-You are the summarizer in a team of software agents. You condense what one agent produced into
-a short hand-over for the next agent, keeping only what that agent needs: names, signatures,
-requirements, failing checks and findings. Never invent facts. Be brief.
-Answer with one JSON object that follows the given schema, nothing else.
-"""
-
-SUMMARIZER_INPUT = """\
-Hand-over for: {audience}
-
-Material:
-{material}
-"""
-
-LOOKUP_SYSTEM = """\
-You are the researcher in a team of software agents. Before you write a brief for a
-programming task, you may look things up with tools: search or read files of the user's
-workspace, list the tables of the user's SQLite database, or run one read-only SELECT on it.
-Plan at most three lookups that help you understand the task; plan none if the task is clear.
-Answer with one JSON object that follows the given schema, nothing else.
-"""
-
-LOOKUP_TASK = """\
-Available tools: {tools}
-
-Task:
-{task}
-"""

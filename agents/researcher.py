@@ -5,11 +5,29 @@ from __future__ import annotations
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 
-from agents.prompts import RESEARCHER_SYSTEM, RESEARCHER_TASK, PromptLayout, layout
+from agents.prompts import PromptLayout, layout
 from agents.schemas import ResearchBrief
 from agents.structured import StructuredResult, ainvoke_structured
 
 MAX_TASK_CHARS = 8000
+
+SYSTEM = """\
+You are the researcher in a team of software agents. You read a programming task and write a
+brief for the coder: what to build and its requirements. Be precise and short. Do not write
+the solution code.
+
+Rules:
+- The summary restates the task in one or two sentences.
+- entry_point is the name of the function or class the coder must write (snake_case for
+  functions, PascalCase for classes).
+- Each requirement is one short sentence.
+- Answer with one JSON object that follows the given schema, nothing else.
+"""
+
+TASK = """\
+{notes}Task:
+{task}
+"""
 
 
 def researcher_messages(
@@ -20,8 +38,8 @@ def researcher_messages(
     ``order="variable_first"`` puts the lookup results and the task first (a baseline).
     """
     notes_part = f"What your lookups found:\n{notes}\n\n" if notes else ""
-    user = RESEARCHER_TASK.format(notes=notes_part, task=task.strip())
-    return layout(RESEARCHER_SYSTEM, user, order)
+    user = TASK.format(notes=notes_part, task=task.strip())
+    return layout(SYSTEM, user, order)
 
 
 async def research(

@@ -1,7 +1,7 @@
 """Which embedded model serves each non-coder role better: schema-valid and correct answers.
 
 Usage: python bench/role_models.py --base-url URL_A --model NAME_A --base-url URL_B --model NAME_B
-Each role's real prompt (agents/prompts.py) and schema is sent for a fixed task set, all
+Each role's real prompt (its module in agents/) and schema is sent for a fixed task set, all
 requests of one model concurrently (as the swarm does), temperature 0. Scores:
 - researcher: the brief validates and names the expected entry point;
 - summarizer: the hand-over validates and keeps the entry point's name;
@@ -22,14 +22,14 @@ from functools import partial
 from typing import Any
 
 import httpx
-from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+from langchain_core.messages import BaseMessage
 from pydantic import BaseModel
 
-from agents import prompts
 from agents.auditor import auditor_messages
 from agents.researcher import researcher_messages
 from agents.schemas import AuditReport, ResearchBrief, StageSummary
 from agents.structured import StructuredOutputError, ainvoke_structured, chat_model, token_budget
+from agents.summarizer import summary_messages
 
 TASKS = [
     (
@@ -122,10 +122,7 @@ def jobs(
             url,
             model,
             StageSummary,
-            [
-                SystemMessage(prompts.SUMMARIZER_SYSTEM),
-                HumanMessage(prompts.SUMMARIZER_INPUT.format(audience="the coder", material=task)),
-            ],
+            summary_messages("the coder", task),
             partial(_keeps, name=name),
         )
         for name, task in TASKS

@@ -35,7 +35,8 @@ import httpx
 from pydantic import BaseModel
 
 from agents import auditor as auditor_agent
-from agents import prompts
+from agents import researcher as researcher_agent
+from agents import summarizer as summarizer_agent
 from agents import test_writer as writer_agent
 from agents.schemas import AuditReport, ResearchBrief, StageSummary
 from agents.structured import token_budget
@@ -469,21 +470,19 @@ def word_count(text):
 GUIDED_SAMPLES: tuple[tuple[type[BaseModel], str, str], ...] = (
     (
         ResearchBrief,
-        prompts.RESEARCHER_SYSTEM,
-        prompts.RESEARCHER_TASK.format(notes="", task=_TASK),
+        researcher_agent.SYSTEM,
+        researcher_agent.TASK.format(notes="", task=_TASK),
     ),
     (
         StageSummary,
-        prompts.SUMMARIZER_SYSTEM,
-        prompts.SUMMARIZER_INPUT.format(audience="the coder", material=_TASK),
+        summarizer_agent.SYSTEM,
+        summarizer_agent.INPUT.format(audience="the coder", material=_TASK),
     ),
     (writer_agent.TestSuite, writer_agent.SYSTEM, f"Task:\n{_TASK}\n"),
     (
         AuditReport,
-        auditor_agent.SYSTEM,
-        auditor_agent.INPUT.format(
-            code=_CODE, focus=auditor_agent.FOCUS["security"], briefing=_TASK
-        ),
+        auditor_agent.SYSTEM["security"],
+        auditor_agent.INPUT.format(briefing=_TASK, code=_CODE),
     ),
 )
 

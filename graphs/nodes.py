@@ -6,15 +6,14 @@ import asyncio
 from pathlib import Path
 from typing import Any, get_args
 
-from langchain_core.messages import BaseMessage
 from langgraph.runtime import Runtime
 
 from agents import auditor as auditor_agent
-from agents import prompts
+from agents import summarizer as summarizer_agent
 from agents.auditor import AuditorKind
 from agents.examples import EntryPoint, entry_point_of, statement_checks
-from agents.lookups import available_tools, lookup_plan_schema, run_lookups
-from agents.prompts import clip, layout
+from agents.lookups import available_tools, lookup_messages, lookup_plan_schema, run_lookups
+from agents.prompts import clip
 from agents.researcher import MAX_TASK_CHARS, researcher_messages
 from agents.schemas import AuditReport, ResearchBrief, StageSummary
 from graphs.coding import attempt_text
@@ -49,11 +48,7 @@ async def _look_up(state: State, ctx: Context, task: str) -> tuple[str, list[Nod
     tools = available_tools(bool(state.workspace), bool(state.database))
     if not tools:
         return "", []
-    messages = layout(
-        prompts.LOOKUP_SYSTEM,
-        prompts.LOOKUP_TASK.format(tools=", ".join(tools), task=task),
-        ctx.prompt_layout,
-    )
+    messages = lookup_messages(tools, task, ctx.prompt_layout)
     try:
         answer = await ask(
             ctx,
@@ -130,19 +125,6 @@ def _brief_entry(brief: ResearchBrief) -> EntryPoint | None:
     return EntryPoint(name, "class" if brief.kind == "class" else "function")
 
 
-def _summary_messages(ctx: Context, audience: str, material: str) -> list[BaseMessage]:
-    return layout(
-        prompts.SUMMARIZER_SYSTEM,
-        prompts.SUMMARIZER_INPUT.format(audience=audience, material=material),
-        ctx.prompt_layout,
-    )
-
-
-def _handover(summary: StageSummary, limit: int) -> str:
-    points = "\n".join(f"- {point}" for point in summary.key_points)
-    return clip(f"{summary.summary}\n{points}".strip(), limit)
-
-
 async def summarize_brief(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     """Prune the researcher's lookup notes into the coder's hand-over; the task stays verbatim.
 
@@ -164,7 +146,7 @@ async def summarize_brief(state: State, runtime: Runtime[Context]) -> dict[str, 
             "summarizer",
             "summarize_brief",
             StageSummary,
-            _summary_messages(ctx, "the coder", material),
+            summarizer_agent.summary_messages("the coder", material, ctx.prompt_layout),
         )
     except NodeFailedError as err:
         # The notes themselves, clipped, still help more than nothing.
@@ -173,7 +155,7 @@ async def summarize_brief(state: State, runtime: Runtime[Context]) -> dict[str, 
             "metrics": [err.metrics],
         }
     return {
-        "coder_briefing": _handover(answer.value, ctx.handover_chars),
+        "coder_briefing": summarizer_agent.handover(answer.value, ctx.handover_chars),
         "metrics": [answer.metrics],
     }
 

@@ -1,45 +1,28 @@
-"""The auditors' messages: one shared prefix through the code, then each auditor's own part."""
+"""The auditors' messages: each auditor's rules, then its tool's evidence, the code last."""
 
 from __future__ import annotations
 
-from itertools import takewhile
-
 import pytest
-from langchain_core.messages import BaseMessage
 
-from agents.auditor import FOCUS, SYSTEM, auditor_messages
+from agents.auditor import SYSTEM, auditor_messages
 
 CODE = "def add(a, b):\n    return a + b\n"
 
 
-def rendered(messages: list[BaseMessage]) -> str:
-    return "".join(f"<{m.type}>{m.content}" for m in messages)
-
-
-def test_the_two_auditors_share_everything_through_the_code() -> None:
-    security = rendered(auditor_messages("security", CODE, "What bandit found:\n- nothing"))
-    performance = rendered(auditor_messages("performance", CODE, "What the run found:\n- ok"))
-    shared = sum(
-        1
-        for _ in takewhile(
-            lambda pair: pair[0] == pair[1], zip(security, performance, strict=False)
-        )
-    )
-    assert security.index(CODE.rstrip()) + len(CODE.rstrip()) <= shared
-    assert security[shared:].startswith("security auditor. Look for security problems")
-    assert performance[shared:].startswith("performance auditor. Look for performance problems")
-
-
-def test_system_rules_come_first_then_code_focus_and_evidence() -> None:
-    system, user = auditor_messages("security", CODE, "What bandit found:\n- B307 eval")
-    assert system.content == SYSTEM
+@pytest.mark.parametrize("kind", ["security", "performance"])
+def test_rules_then_evidence_then_the_code_last(kind: str) -> None:
+    system, user = auditor_messages(kind, CODE, "What bandit found:\n- B307 eval")  # type: ignore[arg-type]
+    assert system.content == SYSTEM[kind]  # type: ignore[index]
+    assert f"the {kind} auditor" in str(system.content)
     text = str(user.content)
-    assert text.index(CODE.rstrip()) < text.index(FOCUS["security"]) < text.index("B307 eval")
+    assert text.index("B307 eval") < text.index(CODE.rstrip())
+    assert text.rstrip().endswith("```") and CODE in text
 
 
-def test_variable_first_puts_the_code_before_the_rules() -> None:
+def test_variable_first_puts_the_evidence_before_the_rules() -> None:
     system, _ = auditor_messages("performance", CODE, "evidence", "variable_first")
-    assert str(system.content).startswith("solution.py:\n") and str(system.content).endswith(SYSTEM)
+    assert str(system.content).startswith("Context:\nevidence")
+    assert str(system.content).endswith(SYSTEM["performance"])
 
 
 def test_an_unknown_auditor_is_a_clear_error() -> None:

@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 from langchain_core.messages import HumanMessage, SystemMessage
 
-from agents import auditor, coder, prompts, test_writer
+from agents import auditor, coder, lookups, prompts, summarizer, test_writer
+from agents import researcher as researcher_agent
 from agents.researcher import researcher_messages
 from graphs.context import Context
 from graphs.state import HISTORY_ATTEMPTS, InputState, OutputState, append_history
@@ -150,18 +151,18 @@ VARIABLE_START = {
     "StageSummary": "Hand-over for: ",
     "TestSuite": "Task:\n",
     "code": TASK,
-    "AuditReport": "solution.py:\n",
+    "AuditReport": "Context:\n",
 }
 
 
 def systems_for(schema: str) -> list[str]:
     return {
-        "LookupPlan": [prompts.LOOKUP_SYSTEM],
-        "ResearchBrief": [prompts.RESEARCHER_SYSTEM],
-        "StageSummary": [prompts.SUMMARIZER_SYSTEM],
+        "LookupPlan": [lookups.SYSTEM],
+        "ResearchBrief": [researcher_agent.SYSTEM],
+        "StageSummary": [summarizer.SYSTEM],
         "TestSuite": [test_writer.SYSTEM],
         "code": [coder.SYSTEM],
-        "AuditReport": [auditor.SYSTEM],
+        "AuditReport": list(auditor.SYSTEM.values()),
     }[schema]
 
 
@@ -255,7 +256,7 @@ def test_defaults_are_the_normal_mode() -> None:
     assert context.context_pruning is True
     assert context.prompt_layout == "stable_first"
     assert researcher_messages("add two numbers") == [
-        SystemMessage(prompts.RESEARCHER_SYSTEM),
+        SystemMessage(researcher_agent.SYSTEM),
         HumanMessage("Task:\nadd two numbers\n"),
     ]
 
@@ -267,7 +268,7 @@ async def test_default_run_revises_from_the_failing_call(fake_openai: FakeOpenAI
     assert chat_bodies(fake_openai, "StageSummary") == []  # no lookups, nothing to condense
     [researcher] = chat_bodies(fake_openai, "ResearchBrief")
     assert researcher["messages"] == [
-        {"role": "system", "content": prompts.RESEARCHER_SYSTEM},
+        {"role": "system", "content": researcher_agent.SYSTEM},
         {"role": "user", "content": f"Task:\n{TASK}\n"},
     ]
     first, second = coder_bodies(fake_openai)
