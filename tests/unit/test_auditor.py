@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from agents.auditor import SYSTEM, auditor_messages
+from agents.auditor import SYSTEM, AuditorKind, auditor_messages
 
 CODE = "def add(a, b):\n    return a + b\n"
 
 
 @pytest.mark.parametrize("kind", ["security", "performance"])
-def test_rules_then_evidence_then_the_code_last(kind: str) -> None:
-    system, user = auditor_messages(kind, CODE, "What bandit found:\n- B307 eval")  # type: ignore[arg-type]
-    assert system.content == SYSTEM[kind]  # type: ignore[index]
+def test_rules_then_evidence_then_the_code_last(kind: AuditorKind) -> None:
+    system, user = auditor_messages(kind, CODE, "What bandit found:\n- B307 eval")
+    assert system.content == SYSTEM[kind]
     assert f"the {kind} auditor" in str(system.content)
     text = str(user.content)
     assert text.index("B307 eval") < text.index(CODE.rstrip())

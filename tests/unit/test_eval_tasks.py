@@ -47,17 +47,12 @@ MIN_TESTS, MAX_TESTS = 4, 8
 ALLOWED_IMPORTS = frozenset(sys.stdlib_module_names) | {"solution"}
 
 
-def task_dirs(tasks_dir: Path) -> list[Path]:
-    """The task directories of one task set, by number (as the eval loads them)."""
-    return task_folders(tasks_dir)
-
-
 def task_id(task: Path) -> str:
     """The task's set and name: ``tasks/01_is_palindrome``."""
     return f"{task.parent.name}/{task.name}"
 
 
-TASKS = [task for tasks_dir in TASK_SETS for task in task_dirs(tasks_dir)]
+TASKS = [task for tasks_dir in TASK_SETS for task in task_folders(tasks_dir)]
 TASK_IDS = [task_id(task) for task in TASKS]
 
 
@@ -278,7 +273,7 @@ def outcomes(
 
 
 def test_there_are_enough_tasks_numbered_consecutively() -> None:
-    assert len(task_dirs(TASKS_DIR)) >= MIN_TASKS
+    assert len(task_folders(TASKS_DIR)) >= MIN_TASKS
     names = [task.name for task in TASKS]
     matches = [DIR_NAME.fullmatch(name) for name in names]
     assert all(matches), [name for name, match in zip(names, matches, strict=True) if not match]
@@ -354,7 +349,7 @@ def check_stub(statement: str, entry: EntryPoint) -> None:
 
 @pytest.mark.parametrize("tasks_dir", TASK_SETS, ids=[path.name for path in TASK_SETS])
 def test_a_third_of_the_tasks_are_stubs_and_the_held_out_split_is_known(tasks_dir: Path) -> None:
-    tasks = task_dirs(tasks_dir)
+    tasks = task_folders(tasks_dir)
     stubs = [task for task in tasks if is_stub((task / "task.txt").read_text())]
     assert len(stubs) >= MIN_STUB_SHARE * len(tasks), f"{len(stubs)} stubs of {len(tasks)}"
     held_out = (tasks_dir / SPLITS_FILE).read_text().split()
