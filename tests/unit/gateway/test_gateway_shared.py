@@ -101,9 +101,23 @@ def wait_gone(pid: int, within_s: float = GONE_WITHIN_S) -> float:
     return time.monotonic() - started
 
 
+def wait_released(settings: Settings, within_s: float = GONE_WITHIN_S) -> None:
+    """Wait until the CPU device lock is free; fail after ``within_s``.
+
+    A gateway's main thread can show as a zombie (gone, to :func:`wait_gone`) while its other
+    threads still close the process's files, the lock among them: the kernel lets go of the
+    lock when the last thread exits, a moment later (as runtime.gateway.embedded waits too).
+    """
+    path = lock_path(settings.state_dir, device_key(Device.CPU))
+    give_up = time.monotonic() + within_s
+    while is_locked(path):
+        assert time.monotonic() < give_up, f"{path} still held {within_s} s after its gateway"
+        time.sleep(0.05)
+
+
 def assert_all_stopped(settings: Settings, pid: int, tag: str) -> None:
     wait_gone(pid)
-    assert not is_locked(lock_path(settings.state_dir, device_key(Device.CPU)))
+    wait_released(settings)
     give_up = time.monotonic() + GONE_WITHIN_S
     while live_fakes(tag):  # the model server goes with its gateway
         assert time.monotonic() < give_up, "the fake vLLM server outlived its gateway"
@@ -161,7 +175,7 @@ def test_runs_started_together_share_one_gateway(settings: Settings, tag: str) -
     assert len(logs) == 1, "only one gateway was started"
     port = int(results["one"][0].split(":")[2].split("/")[0])
     assert logs[0].name == f"gateway-{port}.log"
-    assert not is_locked(lock_path(settings.state_dir, device_key(Device.CPU)))
+    wait_released(settings)
     assert not live_fakes(tag)
 
 
