@@ -36,9 +36,9 @@ import httpx
 
 from agents.coder import CODE_TOKENS, PLAIN_STOP, code_of, definitions, plain_messages
 from agents.examples import entry_point_of
+from app.evaluate import EvalTask, grade, load_tasks
 from bench.report import save_results
 from graphs.context import CODER_DEFAULT
-from graphs.evaluate import EvalTask, grade, load_tasks
 from runtime.settings import Device, load_settings
 from runtime.vllm import VLLMServer, VLLMSpec
 

@@ -40,6 +40,8 @@ from agents import summarizer as summarizer_agent
 from agents import test_writer as writer_agent
 from agents.schemas import AuditReport, ResearchBrief, StageSummary
 from agents.structured import token_budget
+from app import evaluate
+from app.runner import run_swarm
 from bench.harness import (
     ROOT,
     PortFor,
@@ -50,9 +52,7 @@ from bench.harness import (
 )
 from bench.load import burst, client, median
 from bench.parts import SMALL, check
-from graphs import evaluate
 from graphs.context import Context
-from graphs.runner import run_swarm
 from graphs.state import InputState, OutputState
 from runtime.prefix_cache import hit_rate, server_counters
 from runtime.process import ManagedProcess

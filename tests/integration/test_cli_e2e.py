@@ -26,7 +26,7 @@ def cli_env(tmp_path: Path) -> dict[str, str]:
 
 
 def edgeswarm(*args: str) -> list[str]:
-    return [sys.executable, "-m", "graphs.cli", *args]
+    return [sys.executable, "-m", "app.cli", *args]
 
 
 def descendants(pid: int) -> set[int]:

@@ -18,7 +18,8 @@ from pathlib import Path
 
 from langgraph.graph.state import CompiledStateGraph
 
-from graphs import checkpointer, swarm
+from app import checkpointer
+from graphs import swarm
 
 ROOT = Path(__file__).resolve().parents[2]
 LANGGRAPH = Path(sys.executable).with_name("langgraph")
@@ -85,5 +86,5 @@ def test_dockerfile_configures_our_postgres_checkpointer(tmp_path: Path) -> None
     path, _, attribute = str(config["path"]).rpartition(":")
     prefix = f"/deps/{ROOT.name}/"
     assert path.startswith(prefix), config
-    assert ROOT / path.removeprefix(prefix) == ROOT / "graphs" / "checkpointer.py"
+    assert ROOT / path.removeprefix(prefix) == ROOT / "app" / "checkpointer.py"
     assert getattr(checkpointer, attribute) is checkpointer.checkpointer

@@ -11,7 +11,7 @@ that its own config validation drops), so the server runs in a temp directory in
 repo root, with a copy of the real ``langgraph.json`` whose paths are made absolute (the CLI
 resolves them against the working directory). Nothing is written into the checkout.
 
-The server runs twice: without a database (our checkpointer, graphs/checkpointer.py, keeps
+The server runs twice: without a database (our checkpointer, app/checkpointer.py, keeps
 checkpoints in memory) and with ``POSTGRES_URI`` naming a database of the throwaway PostgreSQL
 server, where the run's checkpoints must land.
 """

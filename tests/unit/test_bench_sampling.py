@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from agents.coder import PLAIN_STOP
+from app.evaluate import load_tasks
 from bench.report import save_results
 from bench.sampling import ceiling, main, measure, summarize
-from graphs.evaluate import load_tasks
 from tests.conftest import FakeOpenAI
 
 ADD = "def add(a, b):\n    return a + b\n"

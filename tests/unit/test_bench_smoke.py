@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 
+from app import evaluate
 from bench import swarm_parts as sp
 from bench.harness import FakeSpec, Workspace, bench_dtype, cpu_matmul_flags
 from bench.parts import SMALL, MixedSizes, mixed_workload, swap_steps
 from bench.report import summary_rows, text_table, write_outputs
 from bench.suite import PARTS, Sizes, output_stem, parse_args, scaled_sizes
-from graphs import evaluate
 from graphs.state import NodeMetrics
 from runtime.process import free_port
 from runtime.settings import load_settings

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from graphs.cli import EXIT_ENVIRONMENT, EXIT_FAILED, EXIT_OK, EXIT_UNRESOLVED, EXIT_USAGE, main
+from app.cli import EXIT_ENVIRONMENT, EXIT_FAILED, EXIT_OK, EXIT_UNRESOLVED, EXIT_USAGE, main
 from runtime.process import free_port
 from tests.conftest import ROOT, FakeOpenAI, allow_loopback_port
 from tests.unit.test_graph import BAD_CODE, GOOD_CODE, brief, round_steps, summary
@@ -108,7 +108,7 @@ def test_unreadable_workspace_is_a_usage_error(tmp_path: Path) -> None:
     workspace.mkdir()
     workspace.chmod(0)
     args = ["run", "--workspace", str(workspace), "--base-url", "http://127.0.0.1:9/v1", "t"]
-    command = [sys.executable, "-m", "graphs.cli", *args]
+    command = [sys.executable, "-m", "app.cli", *args]
     if os.geteuid() == 0:
         command = [*WITHOUT_DAC, *command]
     env = {**os.environ, "EDGESWARM_STATE_DIR": str(tmp_path / "state")}

@@ -28,7 +28,7 @@ from pathlib import Path
 import pytest
 
 from agents.examples import entry_point_of, statement_checks
-from graphs.evaluate import task_folders
+from app.evaluate import task_folders
 from tools.check_runner import run_checks
 from tools.sandbox import TEST_RUNNER_CODE
 

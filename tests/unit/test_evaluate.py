@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from agents import coder
-from graphs import evaluate
-from graphs.cli import EXIT_OK, EXIT_USAGE, main
+from app import evaluate
+from app.cli import EXIT_OK, EXIT_USAGE, main
 from graphs.context import Context
 from tests.conftest import FakeOpenAI
 from tests.unit.test_graph import BAD_CODE, GOOD_CODE, brief, code, round_steps

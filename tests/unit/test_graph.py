@@ -12,12 +12,12 @@ import pytest
 
 from agents.coder import CODE_GRAMMAR, PLAIN_STOP
 from agents.schemas import StageSummary
+from app.report import print_call
+from app.runner import later_grammars, run_swarm
 from graphs.coding import _without_stragglers, plan
 from graphs.context import Context
 from graphs.endpoints import context_for
 from graphs.llm import warm_up
-from graphs.report import print_call
-from graphs.runner import later_grammars, run_swarm
 from graphs.state import InputState, OutputState
 from graphs.swarm import graph
 from runtime.endpoint import Endpoint

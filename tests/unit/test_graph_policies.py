@@ -106,8 +106,8 @@ async def test_a_node_waiting_for_its_model_says_so_on_the_stream(
     from langgraph.graph import END, START, StateGraph
     from typing_extensions import TypedDict
 
+    from app.report import print_call
     from graphs.llm import announced
-    from graphs.report import print_call
 
     class S(TypedDict):
         out: str

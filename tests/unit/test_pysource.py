@@ -12,7 +12,7 @@ import pytest
 from tools import pysource
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("agents", "tools", "graphs", "runtime")
+PACKAGES = ("agents", "tools", "graphs", "app", "runtime")
 
 
 def test_parse_returns_the_tree_of_either_mode() -> None:

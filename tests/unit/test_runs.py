@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from graphs.cli import EXIT_ENVIRONMENT, EXIT_NO_RUN, EXIT_OK, EXIT_RUN_BUSY, EXIT_USAGE, main
-from graphs.runs import RunOptions, RunRecord, RunStore, using
+from app.cli import EXIT_ENVIRONMENT, EXIT_NO_RUN, EXIT_OK, EXIT_RUN_BUSY, EXIT_USAGE, main
+from app.runs import RunOptions, RunRecord, RunStore, using
 from runtime.process import process_alive, process_start
 from runtime.settings import PostgresURL
 from tests.conftest import ROOT, FakeOpenAI
@@ -53,7 +53,7 @@ def runs_db(
 
 
 def cli(*args: str) -> list[str]:
-    return [sys.executable, "-m", "graphs.cli", *args]
+    return [sys.executable, "-m", "app.cli", *args]
 
 
 def start_cli(*args: str, stderr: Path) -> subprocess.Popen[bytes]:

@@ -1,5 +1,5 @@
 """Runs in PostgreSQL: the setting, bad URLs and servers, the password kept out of sight, the
-row lock of a resume, and the LangGraph server's checkpointer (graphs/checkpointer.py).
+row lock of a resume, and the LangGraph server's checkpointer (app/checkpointer.py).
 
 The shared behaviour (run, SIGKILL and resume, listing) runs on both backends in
 test_runs.py; these tests use the throwaway server of tests/postgres.py.
@@ -19,9 +19,9 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
 from langgraph.graph import StateGraph
 
-from graphs import checkpointer as server_checkpointer
-from graphs.cli import EXIT_ENVIRONMENT, EXIT_OK, EXIT_RUN_BUSY, EXIT_USAGE, main
-from graphs.runs import RunBusyError, RunOptions, RunRecord, RunStore, using
+from app import checkpointer as server_checkpointer
+from app.cli import EXIT_ENVIRONMENT, EXIT_OK, EXIT_RUN_BUSY, EXIT_USAGE, main
+from app.runs import RunBusyError, RunOptions, RunRecord, RunStore, using
 from runtime.process import free_port
 from runtime.settings import PostgresURL, SettingsError, load_settings
 from tests.conftest import FakeOpenAI

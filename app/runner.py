@@ -18,10 +18,10 @@ from pydantic import BaseModel, TypeAdapter
 
 from agents.schemas import ResearchBrief, StageSummary
 from agents.test_writer import TestSuite
+from app.runs import RunRecord, RunStore, thread_config
 from graphs.context import Context, Role
 from graphs.llm import GRAMMARS, warm_up
 from graphs.nodes import validate_task
-from graphs.runs import RunRecord, RunStore, thread_config
 from graphs.state import InputState, OutputState, State
 from graphs.swarm import brief_in_parallel, build_graph, graph
 from runtime.endpoint import list_models

@@ -14,7 +14,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from graphs.report import (
+from app.report import (
     print_call,
     print_eval,
     print_eval_progress,
@@ -24,8 +24,8 @@ from graphs.report import (
     print_run,
     print_runs,
 )
-from graphs.runs import RunBusyError, RunNotFoundError, RunOptions, RunRecord, RunStore, using
-from graphs.runs_db import RunsDatabaseError
+from app.runs import RunBusyError, RunNotFoundError, RunOptions, RunRecord, RunStore, using
+from app.runs_db import RunsDatabaseError
 from runtime.catalog import CatalogError, ModelEntry, load_catalog
 from runtime.endpoint import (
     EndpointUnreachableError,
@@ -137,7 +137,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     """Run the swarm on one task against the configured or embedded models, checkpointed."""
     settings = _settings(args, model=args.model, base_url=args.base_url)
     _start_logging(settings)
-    from graphs import endpoints, runner
+    from app import runner
+    from graphs import endpoints
 
     task = sys.stdin.read() if args.task == "-" else args.task
     inputs = runner.check_inputs(task, args.workspace, args.database)
@@ -203,7 +204,8 @@ def cmd_runs(args: argparse.Namespace) -> int:
 
 def _drive(record: RunRecord, settings: Settings, *, out: str | None, as_json: bool) -> int:
     """Run or continue the record's thread to its end; print and write the result."""
-    from graphs import endpoints, runner
+    from app import runner
+    from graphs import endpoints
 
     overrides = record.options.overrides
     try:
@@ -240,7 +242,7 @@ def _drive(record: RunRecord, settings: Settings, *, out: str | None, as_json: b
 
 
 def _show(output: dict[str, Any], *, out: str | None, as_json: bool) -> int:
-    from graphs import runner
+    from app import runner
 
     if out:
         for path in runner.write_outputs(Path(out), output):
@@ -258,7 +260,8 @@ def _model_overrides(model: str | None, roles: Sequence[str]) -> dict[str, Any]:
 
 def cmd_eval(args: argparse.Namespace) -> int:
     """Run the task set through the swarm and the direct baseline; print the solve rates."""
-    from graphs import endpoints, evaluate
+    from app import evaluate
+    from graphs import endpoints
 
     arms = tuple(a.strip() for a in args.arms.split(",") if a.strip())
     if not arms or set(arms) - set(evaluate.ARMS):

@@ -21,7 +21,7 @@ from psycopg import AsyncConnection
 from psycopg.rows import DictRow
 from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
-from graphs.runs_db import CONNECT_TIMEOUT_S, postgres_connection, serializer
+from app.runs_db import CONNECT_TIMEOUT_S, postgres_connection, serializer
 from runtime.logs import get_logger
 from runtime.settings import POSTGRES_SCHEMES, PostgresURL
 

@@ -1,7 +1,7 @@
 """Durable runs: every CLI run checkpointed, resumable by its thread id.
 
 The runs database is a SQLite file by default, or a PostgreSQL database when
-``EDGESWARM_RUNS_DB`` is a ``postgresql://`` URL (:mod:`graphs.runs_db`). LangGraph's saver
+``EDGESWARM_RUNS_DB`` is a ``postgresql://`` URL (:mod:`app.runs_db`). LangGraph's saver
 owns the checkpoint tables; beside them the ``runs`` table keeps what ``edgeswarm resume`` and
 ``edgeswarm runs`` need: the task and the options the run was started with, the process that
 runs it, the last node that finished, and the final result. A run recorded as running whose
@@ -24,7 +24,7 @@ from typing import Any, Literal, TypeVar, cast
 
 from langchain_core.runnables import RunnableConfig
 
-from graphs.runs_db import RunsDatabase, RunsDatabaseError, SqliteRuns, open_database
+from app.runs_db import RunsDatabase, RunsDatabaseError, SqliteRuns, open_database
 from runtime.process import process_alive, process_start
 from runtime.settings import PostgresURL
 

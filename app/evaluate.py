@@ -39,10 +39,10 @@ import httpx
 from agents.coder import CODE_TOKENS, code_of, coder_messages, definitions, plain_messages
 from agents.examples import entry_point_of
 from agents.structured import chat_model, read_answer
+from app.runner import run_swarm
 from graphs.context import Context
 from graphs.llm import NodeFailedError, ask_code, lease_model, warm_up
 from graphs.nodes import SOLUTION, validate_task
-from graphs.runner import run_swarm
 from graphs.state import InputState, NodeMetrics, OutputState
 from runtime.prefix_cache import Counters, combined, endpoint_counters, total_hit_rate
 from tools.sandbox import SandboxUnavailable, run_tests, test_counts
