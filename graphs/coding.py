@@ -14,7 +14,7 @@ import asyncio
 import time
 from collections.abc import Coroutine
 from dataclasses import replace
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from langgraph.runtime import Runtime
 
@@ -153,9 +153,12 @@ async def _candidates(
     return made, metrics, errors
 
 
+_Answer = TypeVar("_Answer")
+
+
 async def _without_stragglers(
-    calls: list[Coroutine[Any, Any, Answer[CodeDraft]]], factor: float | None
-) -> list[Answer[CodeDraft] | BaseException | None]:
+    calls: list[Coroutine[Any, Any, _Answer]], factor: float | None
+) -> list[_Answer | BaseException | None]:
     """Each call's answer (or its exception); None for a sampled one dropped as a straggler.
 
     The first call (the greedy candidate) is always awaited. The others get ``factor`` times
@@ -179,7 +182,7 @@ async def _without_stragglers(
     finally:
         for task in tasks:
             task.cancel()
-    results: list[Answer[CodeDraft] | BaseException | None] = []
+    results: list[_Answer | BaseException | None] = []
     for task in tasks:
         if task.cancelled():
             results.append(None)

@@ -53,7 +53,7 @@ class GpuHold:
 
         self._torch = torch
         self.nbytes = nbytes
-        self.tensor = torch.ones(nbytes, dtype=torch.uint8, device="cuda")
+        self.tensor: torch.Tensor | None = torch.ones(nbytes, dtype=torch.uint8, device="cuda")
         torch.cuda.synchronize()
 
     def on_gpu(self) -> int:
@@ -63,7 +63,8 @@ class GpuHold:
 
     def sleep(self, level: int) -> None:
         """Level 1: to host RAM; level 2: dropped. The CUDA context stays."""
-        kept = self.tensor.to("cpu") if level == 1 else None
+        held = self.tensor
+        kept = held.to("cpu") if level == 1 and held is not None else None
         self.tensor = kept
         self._torch.cuda.empty_cache()
 

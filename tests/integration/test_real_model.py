@@ -103,8 +103,15 @@ async def test_a_line_longer_than_100_characters_is_written_whole(
 ) -> None:
     """The old format (code as JSON lines of at most 100 characters) cut this line."""
     name = coder_server.spec.served_name
-    roles = {f"{role}_model": name for role in ("researcher", "coder", "auditor", "summarizer")}
-    context = Context(base_url=coder_server.base_url, **roles, fallback_model=None, max_revisions=1)
+    context = Context(
+        base_url=coder_server.base_url,
+        researcher_model=name,
+        coder_model=name,
+        auditor_model=name,
+        summarizer_model=name,
+        fallback_model=None,
+        max_revisions=1,
+    )
     out = await graph.ainvoke(InputState(task=LONG_LINE_TASK), context=context, version="v2")
     report = out.value.report
     assert report is not None and report.outcome == "approved", report

@@ -2,7 +2,7 @@
 
 from agents.checks import checks_module
 from agents.examples import Check
-from tools.sandbox import run_tests
+from tools.sandbox import ExecResult, run_tests
 
 SOLUTION = (
     "def c2f(c):\n    return c * 9 / 5 + 32\n\n"
@@ -11,7 +11,7 @@ SOLUTION = (
 )
 
 
-def run(*cases: tuple[str, str]):
+def run(*cases: tuple[str, str]) -> ExecResult:
     module = checks_module([Check(c, e, "writer") for c, e in cases])
     return run_tests({"solution.py": SOLUTION, "test_solution.py": module})
 

@@ -42,7 +42,9 @@ def suite(checks: list[dict[str, str]] | None = None) -> dict[str, Any]:
     return {"schema": "TestSuite", "content": json.dumps({"checks": checks or CHECKS})}
 
 
-def audit(kind: str, verdict: str = "approve", findings: list[dict[str, str]] | None = None):
+def audit(
+    kind: str, verdict: str = "approve", findings: list[dict[str, str]] | None = None
+) -> dict[str, str]:
     body = {"verdict": verdict, "findings": findings or []}
     return {"schema": "AuditReport", "contains": f"the {kind} auditor", "content": json.dumps(body)}
 
@@ -524,7 +526,7 @@ async def test_an_unusable_context_is_refused_naming_the_field(
     with pytest.raises((TypeError, ValueError)) as raised:
         await graph.ainvoke(
             InputState(task="add two numbers"),
-            context={"base_url": fake_openai.base_url, **context},
+            context={"base_url": fake_openai.base_url, **context},  # type: ignore[call-overload]
             version="v2",
         )
     assert message in str(raised.value)
@@ -581,7 +583,7 @@ def test_servers_edgeswarm_started_are_warmed_up_and_others_are_not() -> None:
     assert not context_for(owned, [], warm_up=False).warm_up
 
 
-async def _answer_after(seconds: float, value: str) -> Any:
+async def _answer_after(seconds: float, value: str) -> str:
     await asyncio.sleep(seconds)
     if value == "error":
         raise ValueError("no block")
@@ -596,7 +598,7 @@ async def test_a_sampled_candidate_still_writing_long_after_the_greedy_is_droppe
         _answer_after(0.3, "error"),
         _answer_after(30, "looping"),
     ]
-    answers = await _without_stragglers(calls, 1.0)  # type: ignore[arg-type]
+    answers = await _without_stragglers(calls, 1.0)
     assert answers[:2] == ["greedy", "quick"] and answers[3] is None
     assert isinstance(answers[2], ValueError)
     assert time.monotonic() - started < 5
@@ -604,12 +606,12 @@ async def test_a_sampled_candidate_still_writing_long_after_the_greedy_is_droppe
 
 async def test_the_greedy_candidate_is_always_awaited_and_none_waits_for_all() -> None:
     calls = [_answer_after(0.3, "greedy"), _answer_after(0.5, "slow")]
-    assert await _without_stragglers(calls, 0.0) == ["greedy", None]  # type: ignore[arg-type]
+    assert await _without_stragglers(calls, 0.0) == ["greedy", None]
     calls = [_answer_after(0.1, "greedy"), _answer_after(0.5, "slow")]
-    assert await _without_stragglers(calls, None) == ["greedy", "slow"]  # type: ignore[arg-type]
+    assert await _without_stragglers(calls, None) == ["greedy", "slow"]
     # a greedy call that failed leaves the others all the time they need
     calls = [_answer_after(0.01, "error"), _answer_after(0.5, "slow")]
-    failed, slow = await _without_stragglers(calls, 0.0)  # type: ignore[arg-type]
+    failed, slow = await _without_stragglers(calls, 0.0)
     assert isinstance(failed, ValueError) and slow == "slow"
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import replace
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from langgraph.cache.memory import InMemoryCache
@@ -116,7 +116,7 @@ async def test_a_node_waiting_for_its_model_says_so_on_the_stream(
         await asyncio.sleep(0.3)
         return "loaded"
 
-    async def node(_: S) -> dict[str, str]:
+    async def node(state: S) -> dict[str, str]:
         event = {"event": "model", "node": "coder", "model": "m"}
         quick = await announced(slow(), event, after_s=5.0)  # no wait worth telling
         return {"out": quick + await announced(slow(), event, after_s=0.1)}
@@ -125,8 +125,8 @@ async def test_a_node_waiting_for_its_model_says_so_on_the_stream(
     builder.add_node("n", node)
     builder.add_edge(START, "n")
     builder.add_edge("n", END)
-    events = [
-        chunk
+    events: list[dict[str, Any]] = [
+        cast(dict[str, Any], chunk)  # a custom event: what announced() wrote
         async for mode, chunk in builder.compile().astream(
             {"out": ""}, stream_mode=["custom", "values"]
         )

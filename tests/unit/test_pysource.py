@@ -35,9 +35,10 @@ def test_a_depth_mismatch_is_parsed_again(monkeypatch: pytest.MonkeyPatch) -> No
         calls.append(source)
         if len(calls) == 1:
             raise SystemError("AST constructor recursion depth mismatch (before=27, after=22)")
-        return real(source, *args, **kwargs)
+        tree: ast.AST = real(source, *args, **kwargs)
+        return tree
 
-    monkeypatch.setattr(pysource.ast, "parse", flaky)
+    monkeypatch.setattr(ast, "parse", flaky)  # the module tools.pysource calls
     tree = pysource.parse("x = 1\n")
     assert isinstance(tree.body[0], ast.Assign)
     assert calls == ["x = 1\n", "x = 1\n"]
@@ -47,7 +48,7 @@ def test_another_system_error_is_not_hidden(monkeypatch: pytest.MonkeyPatch) -> 
     def broken(source: str, *args: Any, **kwargs: Any) -> ast.AST:
         raise SystemError("something else")
 
-    monkeypatch.setattr(pysource.ast, "parse", broken)
+    monkeypatch.setattr(ast, "parse", broken)
     with pytest.raises(SystemError, match="something else"):
         pysource.parse("x = 1\n")
 

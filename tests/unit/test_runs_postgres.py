@@ -15,6 +15,7 @@ from typing import Annotated, TypedDict
 
 import psycopg
 import pytest
+from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
 from langgraph.graph import StateGraph
@@ -192,7 +193,7 @@ async def test_server_checkpointer_keeps_checkpoints_in_postgres(
 ) -> None:
     monkeypatch.setenv("DATABASE_URI", ":memory:")  # as `langgraph dev` sets it
     monkeypatch.setenv("POSTGRES_URI", postgres_url)
-    config = {"configurable": {"thread_id": "t1"}}
+    config: RunnableConfig = {"configurable": {"thread_id": "t1"}}
     async with server_checkpointer.checkpointer() as saver:
         assert isinstance(saver, AsyncPostgresSaver)
         graph = counting_graph().compile(checkpointer=saver)

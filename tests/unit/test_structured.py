@@ -5,6 +5,7 @@ from collections.abc import AsyncIterator
 
 import httpx
 import pytest
+from langchain_openai import ChatOpenAI
 
 from agents.researcher import research
 from agents.schemas import ResearchBrief
@@ -30,7 +31,7 @@ async def http() -> AsyncIterator[httpx.AsyncClient]:
         yield client
 
 
-def llm_for(fake: FakeOpenAI, http: httpx.AsyncClient, max_tokens: int = 500):
+def llm_for(fake: FakeOpenAI, http: httpx.AsyncClient, max_tokens: int = 500) -> ChatOpenAI:
     return chat_model(
         base_url=fake.base_url, model=fake.model, max_tokens=max_tokens, http_client=http
     )

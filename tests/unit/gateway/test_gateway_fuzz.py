@@ -33,7 +33,7 @@ from tests.unit.gateway.virtual_gateway import MB, ModelSpec, VirtualGateway, vi
 MODELS = ("a", "b", "c")
 SPECS = [ModelSpec("a", 600 * MB), ModelSpec("b", 500 * MB), ModelSpec("c", 400 * MB)]
 SCHEDULING = {"idle_ttl_s": None, "max_wait_s": 0.5, "drain_timeout_s": 1.0, "linger_s": 0.1}
-FUZZ_EXAMPLES = max(50, settings.default.max_examples // 2)
+FUZZ_EXAMPLES = max(50, settings().max_examples // 2)  # the loaded profile's
 
 json_leaf = st.one_of(
     st.none(),

@@ -292,7 +292,7 @@ async def test_streaming_completions_and_concurrency(tmp_path: Path, tag: str) -
     config = write_config(tmp_path, [fake_model("a", tag, token_rate=40, tokens=20)], 1000 * MB)
     async with live_gateway(config, tag) as live:
         assert await stream_text(live, "a") == "fake answer from a"
-        payload = {"model": "a", "prompt": "x"}
+        payload: dict[str, Any] = {"model": "a", "prompt": "x"}
         reply = await live.http.post(f"{live.url}/v1/completions", json=payload)
         assert reply.json()["choices"][0]["text"] == "fake answer from a"
         usage = {"stream_options": {"include_usage": True}}

@@ -136,7 +136,7 @@ async def test_footprints_are_measured_on_the_gpu_also_where_nvml_cannot_tell_pr
     gpu.figures = nvml != "no-figures"
     gpu.directory.mkdir()
     gpu.install(monkeypatch)
-    sim = {"sim_gpu_dir": gpu.directory, "load_time": 0.1}
+    sim: dict[str, Any] = {"sim_gpu_dir": gpu.directory, "load_time": 0.1}
     models = [
         fake_model("a", tag, footprint=300 * MB, gpu_bytes=500 * MB, **sim),
         fake_model(

@@ -136,7 +136,8 @@ def test_sleeping_models_past_the_sleep_ttl_are_stopped() -> None:
     due, next_s = expired(ttl_view, 100.0)
     assert due == ("dozing",) and next_s == pytest.approx(30.0)  # idle_ttl_s is None here
     both = replace(ttl_view, idle_ttl_s=90)
-    assert expired(both, 100.0) == (("dozing", "ready"), pytest.approx(30.0))
+    due, next_s = expired(both, 100.0)
+    assert due == ("dozing", "ready") and next_s == pytest.approx(30.0)
     assert expired(replace(ttl_view, sleep_ttl_s=None), 100.0) == ((), None)
 
 
