@@ -145,7 +145,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     overrides: dict[str, Any] = {"node_timeout_s": settings.request_timeout_s}
     if args.max_revisions is not None:
         overrides["max_revisions"] = args.max_revisions
-    overrides.update(_model_overrides(args.model, endpoints.ROLES))
+    overrides.update(_model_overrides(args.model))
     # An unknown model is a usage error, not a run to resume.
     if settings.base_url is None:
         catalog = load_catalog()
@@ -251,11 +251,13 @@ def _show(output: dict[str, Any], *, out: str | None, as_json: bool) -> int:
     return _exit_code(output)
 
 
-def _model_overrides(model: str | None, roles: Sequence[str]) -> dict[str, Any]:
+def _model_overrides(model: str | None) -> dict[str, Any]:
     """Context overrides that give every role ``model`` (no fallback); none without one."""
+    from graphs.roles import every_role
+
     if model is None:
         return {}
-    return {**{f"{role}_model": model for role in roles}, "fallback_model": None}
+    return {**every_role(model), "fallback_model": None}
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
@@ -277,7 +279,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     overrides: dict[str, Any] = {"node_timeout_s": settings.request_timeout_s}
     if args.max_revisions is not None:
         overrides["max_revisions"] = args.max_revisions
-    overrides.update(_model_overrides(args.model, endpoints.ROLES))
+    overrides.update(_model_overrides(args.model))
     options = evaluate.EvalOptions(arms=arms, concurrency=args.concurrency)
     print(f"eval: {len(tasks)} tasks from {tasks_dir}, arms {', '.join(arms)}", file=sys.stderr)
     with (
@@ -293,7 +295,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         run_id=run_id,
         tasks_dir=str(tasks_dir),
         endpoint=endpoint.base_url,
-        models={role: context.model_for(role) for role in endpoints.ROLES},
+        models={spec.name: context.model_for(spec.name) for spec in context.roles},
         max_revisions=context.max_revisions,
         seconds=round(time.monotonic() - start, 1),
     )

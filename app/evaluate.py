@@ -295,12 +295,12 @@ async def plain_arm(task: EvalTask, context: Context, grade_timeout_s: float) ->
     start = time.monotonic()
     async with httpx.AsyncClient(timeout=context.node_timeout_s) as http:
         if context.lease_models:
-            await lease_model(http, context.base_url, context.coder_model, context.api_key)
+            await lease_model(http, context.base_url, context.model_for("coder"), context.api_key)
         llm = chat_model(
             base_url=context.base_url,
-            model=context.coder_model,
+            model=context.model_for("coder"),
             api_key=context.api_key,
-            max_tokens=context.coder_tokens or CODE_TOKENS,
+            max_tokens=context.tokens_for("coder") or CODE_TOKENS,
             temperature=0.0,
             seed=context.seed,
             timeout_s=context.node_timeout_s,

@@ -50,9 +50,9 @@ from runtime.gateway.budget import DeviceMark, measure_footprint
 from runtime.nvml import NVMLUnavailableError, device_memory
 from runtime.process import ManagedProcess, free_port
 from runtime.settings import Device
+from tests.fakes import vllm_command
 
 ROOT = Path(__file__).resolve().parent.parent
-FAKE_VLLM = ROOT / "tests" / "fakes" / "vllm_backend.py"
 GiB = 2**30
 HOLD = """
 import sys, time, torch
@@ -118,12 +118,13 @@ def gateway_config(work: Path, *, gpu: bool) -> dict[str, Any]:
     """Three fake models holding real GPU memory (nothing when ``gpu`` is False)."""
 
     def fake(name: str, hold: int, **entry: Any) -> dict[str, Any]:
-        command = [sys.executable, str(FAKE_VLLM), "--port", "{port}", "--model", "{name}"]
-        command += ["--load-time", "0.5", "--tokens", "16", "--token-rate", "160"]
-        if gpu:
-            command += ["--gpu-bytes", str(hold)]
-        if entry.get("swap") == "sleep":
-            command.append("--sleep-mode")
+        command = vllm_command(
+            load_time=0.5,
+            tokens=16,
+            token_rate=160,
+            gpu_bytes=hold if gpu else None,
+            sleep_mode=entry.get("swap") == "sleep",
+        )
         return {"name": name, "backend": "command", "command": command, **entry}
 
     sleepy = {"swap": "sleep", "sleep_level": 1, "sleep_footprint": 5 * GiB}

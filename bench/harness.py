@@ -22,9 +22,9 @@ import yaml
 from runtime.process import ManagedProcess, free_port
 from runtime.settings import Device
 from runtime.vllm import VLLMServer, VLLMSpec
+from tests.fakes import vllm_command
 
 ROOT = Path(__file__).resolve().parent.parent
-FAKE_VLLM = ROOT / "tests" / "fakes" / "vllm_backend.py"
 MB = 10**6
 GiB = 2**30
 PortFor = Callable[[], int]
@@ -81,9 +81,13 @@ class FakeSpec:
 
 def fake_model(name: str, spec: FakeSpec, *, sleep: bool = False) -> dict[str, Any]:
     """A ``command`` model running ``tests/fakes/vllm_backend.py`` (with sleep mode if asked)."""
-    command = [sys.executable, str(FAKE_VLLM), "--port", "{port}", "--model", "{name}"]
-    command += ["--load-time", str(spec.load_time_s), "--footprint", str(spec.footprint)]
-    command += ["--tokens", str(spec.tokens), "--token-rate", str(spec.token_rate)]
+    command = vllm_command(
+        load_time=spec.load_time_s,
+        footprint=spec.footprint,
+        tokens=spec.tokens,
+        token_rate=spec.token_rate,
+        sleep_mode=sleep,
+    )
     entry: dict[str, Any] = {
         "name": name,
         "backend": "command",
@@ -93,7 +97,6 @@ def fake_model(name: str, spec: FakeSpec, *, sleep: bool = False) -> dict[str, A
         "start_timeout_s": 60,
     }
     if sleep:
-        command.append("--sleep-mode")
         entry.update(swap="sleep", sleep_level=1, sleep_footprint=spec.footprint // 3)
     return entry
 

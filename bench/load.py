@@ -171,6 +171,11 @@ def median(values: Sequence[float]) -> float:
     return statistics.median(values) if values else math.nan
 
 
+def ratio(numerator: float, denominator: float, *, digits: int) -> float | None:
+    """``numerator / denominator`` rounded to ``digits`` decimals; None over zero."""
+    return round(numerator / denominator, digits) if denominator else None
+
+
 def latency_summary(outcomes: Sequence[Outcome]) -> dict[str, float]:
     """p50, p95, mean and max latency (s) of the successful requests."""
     latencies = [o.latency_s for o in outcomes if o.ok]

@@ -43,6 +43,7 @@ from bench.load import (
     latency_summary,
     median,
     mixed_schedule,
+    ratio,
     replay,
 )
 
@@ -210,19 +211,16 @@ def mixed_workload(sizes: MixedSizes, work: Workspace, port_for: PortFor) -> dic
 
 def _over(run: dict[str, Any], grouped: dict[str, Any]) -> dict[str, float | None]:
     """``run``'s total time, swaps and latency quantiles over the grouped scheduler's."""
-    totals = {key: _ratio(run[key], grouped[key]) for key in ("total_s", "swaps")}
+    totals = {key: ratio(run[key], grouped[key], digits=3) for key in ("total_s", "swaps")}
     return totals | {
-        key: _ratio(run["latency"][key], grouped["latency"][key]) for key in ("p50_s", "p95_s")
+        key: ratio(run["latency"][key], grouped["latency"][key], digits=3)
+        for key in ("p50_s", "p95_s")
     }
 
 
 def one_model_budget(spec: FakeSpec) -> int:
     """A budget that fits one fake model and not two."""
     return spec.footprint * 3 // 2
-
-
-def _ratio(numerator: float, denominator: float) -> float | None:
-    return round(numerator / denominator, 3) if denominator else None
 
 
 def _mixed_run(

@@ -23,7 +23,6 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-import sys
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -43,21 +42,20 @@ from agents.structured import token_budget
 from app import evaluate
 from app.runner import run_swarm
 from bench.harness import (
-    ROOT,
     PortFor,
     Workspace,
     gateway_in_front,
     reset_prefix_cache,
     vllm_server,
 )
-from bench.load import burst, client, median
+from bench.load import burst, client, median, ratio
 from bench.parts import SMALL, check
 from graphs.context import Context
+from graphs.roles import every_role
 from graphs.state import InputState, OutputState
 from runtime.prefix_cache import hit_rate, server_counters
 from runtime.process import ManagedProcess
-
-FAKE_OPENAI = ROOT / "tests" / "fakes" / "openai_server.py"
+from tests.fakes import FakeOpenAI, openai_command
 
 
 def bench_tasks(count: int) -> list[str]:
@@ -70,10 +68,10 @@ def bench_tasks(count: int) -> list[str]:
 # at temperature 0 sometimes repeats itself up to a schema-sized budget (900 tokens for a
 # brief), which would make one run cost minutes on 2 cores. Cut-off answers are retried once.
 STACK_BUDGETS = {
-    "research_tokens": 256,
+    "researcher_tokens": 256,
     "coder_tokens": 256,
-    "summary_tokens": 128,
-    "audit_tokens": 128,
+    "summarizer_tokens": 128,
+    "auditor_tokens": 128,
 }
 
 
@@ -82,10 +80,7 @@ def one_model_context(base_url: str, model: str, **overrides: Any) -> Context:
     settings: dict[str, Any] = {
         **STACK_BUDGETS,
         "base_url": base_url,
-        "researcher_model": model,
-        "coder_model": model,
-        "auditor_model": model,
-        "summarizer_model": model,
+        **every_role(model),
         "fallback_model": None,
         "max_revisions": 0,
         "candidates": 1,  # one coder call a round: these parts measure the stack, not search
@@ -291,9 +286,11 @@ def _batching_summary(records: list[dict[str, Any]]) -> dict[str, Any]:
             "gateway_calls_per_min": through["calls_per_min"],
             "direct_requests_per_min": direct.get("requests_per_min"),
             "gateway_requests_per_min": through.get("requests_per_min"),
-            "ratio_runs_per_min": _ratio(through["runs_per_min"], direct["runs_per_min"]),
-            "ratio_calls_per_min": _ratio(through["calls_per_min"], direct["calls_per_min"]),
-            "ratio_tokens_per_s": _ratio(through["tokens_per_s"], direct["tokens_per_s"]),
+            "ratio_runs_per_min": ratio(through["runs_per_min"], direct["runs_per_min"], digits=4),
+            "ratio_calls_per_min": ratio(
+                through["calls_per_min"], direct["calls_per_min"], digits=4
+            ),
+            "ratio_tokens_per_s": ratio(through["tokens_per_s"], direct["tokens_per_s"], digits=4),
         }
     return {
         "records": records,
@@ -320,10 +317,6 @@ def not_llm_share(records: list[dict[str, Any]]) -> dict[str, Any]:
         "not_llm_share_done": sum(run["status"] == "done" for run in picked),
         "not_llm_share_from": "N=1" if single else "all N",
     }
-
-
-def _ratio(numerator: float, denominator: float) -> float | None:
-    return round(numerator / denominator, 4) if denominator else None
 
 
 # -- 4. prefix caching -----------------------------------------------------------------------
@@ -400,11 +393,11 @@ def record_prompts(
     runs = []
     with fake_server(work, port_for) as fake:
         context = one_model_context(
-            fake.api_base, "fake-model", lease_models=False, prompt_layout=layout
+            fake.base_url, "fake-model", lease_models=False, prompt_layout=layout
         )
         for task in tasks:
             fake.reset()
-            fake.script(task_script(task))
+            fake.script(*task_script(task))
             run = asyncio.run(one_run(task, context))
             if run.state.status != "done":
                 raise RuntimeError(f"a scripted run failed: {run.state.error}")
@@ -521,7 +514,7 @@ def guided_cost(sizes: GuidedSizes, work: Workspace, port_for: PortFor) -> dict[
         per_schema[name] = {
             "guided_tokens_per_s": round(rate["guided"], 3),
             "free_tokens_per_s": round(rate["free"], 3),
-            "ratio_guided_over_free": _ratio(rate["guided"], rate["free"]),
+            "ratio_guided_over_free": ratio(rate["guided"], rate["free"], digits=4),
         }
     ratios = [
         v["ratio_guided_over_free"] for v in per_schema.values() if v["ratio_guided_over_free"]
@@ -579,50 +572,20 @@ def _guided_body(schema: type[BaseModel], system: str, user: str, budget: int) -
 # -- 6 and 7: scripted fake model -------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class FakeServer:
-    """The scripted fake OpenAI-compatible server (tests/fakes/openai_server.py)."""
-
-    url: str
-
-    @property
-    def api_base(self) -> str:
-        """Its OpenAI-compatible root."""
-        return f"{self.url}/v1"
-
-    def script(self, steps: list[dict[str, Any]]) -> None:
-        """Queue answers."""
-        httpx.post(
-            f"{self.url}/_fake/script", json=steps, trust_env=False, timeout=30
-        ).raise_for_status()
-
-    def requests(self) -> list[dict[str, Any]]:
-        """Every request body received since the last reset."""
-        reply = httpx.get(f"{self.url}/_fake/requests", trust_env=False, timeout=30)
-        reply.raise_for_status()
-        bodies: list[dict[str, Any]] = reply.json()
-        return bodies
-
-    def reset(self) -> None:
-        """Forget the script and the recorded requests."""
-        httpx.post(f"{self.url}/_fake/reset", trust_env=False, timeout=30).raise_for_status()
-
-
 @contextmanager
-def fake_server(work: Workspace, port_for: PortFor) -> Iterator[FakeServer]:
-    """A scripted fake model server, answering at once; stopped on exit."""
+def fake_server(work: Workspace, port_for: PortFor) -> Iterator[FakeOpenAI]:
+    """The scripted fake OpenAI-compatible server, answering at once; stopped on exit."""
     port = port_for()
-    command = [sys.executable, str(FAKE_OPENAI), "--port", str(port), "--model", "fake-model"]
     process = ManagedProcess(
         f"bench-fake:{port}",
-        command,
+        openai_command(port, model="fake-model"),
         health_url=f"http://127.0.0.1:{port}/health",
         log_path=work.file(f"logs/fake-openai-{port}.log"),
         start_timeout_s=60,
         die_with_parent=True,
     )
     with process:
-        yield FakeServer(f"http://127.0.0.1:{port}")
+        yield FakeOpenAI(process, port, "fake-model", timeout_s=30)
 
 
 def _answer(schema: type[BaseModel], value: dict[str, Any], **extra: Any) -> dict[str, Any]:
@@ -684,9 +647,9 @@ def orchestration_overhead(
     """Milliseconds per node with an instant model: direct to it, and through a gateway."""
     with (
         fake_server(work, port_for) as fake,
-        gateway_in_front("fake-model", fake.api_base, work, "overhead", port_for) as gw,
+        gateway_in_front("fake-model", fake.base_url, work, "overhead", port_for) as gw,
     ):
-        targets = {"direct": (fake.api_base, False), "gateway": (gw.api_base, True)}
+        targets = {"direct": (fake.base_url, False), "gateway": (gw.api_base, True)}
         arms = _overhead_arms(fake, targets, sizes.runs)
     direct, through = arms["direct"], arms["gateway"]
     return {
@@ -702,7 +665,7 @@ def orchestration_overhead(
 
 
 def _overhead_arms(
-    fake: FakeServer, targets: dict[str, tuple[str, bool]], runs: int
+    fake: FakeOpenAI, targets: dict[str, tuple[str, bool]], runs: int
 ) -> dict[str, dict[str, Any]]:
     """``runs`` scripted runs per arm, the arms alternating run by run (drift cancels)."""
     contexts = {
@@ -714,7 +677,7 @@ def _overhead_arms(
         order = list(contexts) if index % 2 == 0 else list(reversed(contexts))
         for arm in order:
             fake.reset()
-            fake.script(swarm_script(0))
+            fake.script(*swarm_script(0))
             run = asyncio.run(one_run("add two numbers", contexts[arm]))
             if run.state.status != "done":
                 raise RuntimeError(f"overhead run failed: {run.state.error}")
@@ -759,9 +722,9 @@ def context_pruning(sizes: PruningSizes, work: Workspace, port_for: PortFor) -> 
     with fake_server(work, port_for) as fake:
         for mode, pruning in (("pruned", True), ("unpruned", False)):
             fake.reset()
-            fake.script(swarm_script(sizes.revisions))
+            fake.script(*swarm_script(sizes.revisions))
             context = one_model_context(
-                fake.api_base,
+                fake.base_url,
                 "fake-model",
                 lease_models=False,
                 max_revisions=sizes.revisions,
@@ -865,7 +828,7 @@ def effectiveness(sizes: EffectivenessSizes, work: Workspace, port_for: PortFor)
     with endpoints.swarm_endpoint(settings, endpoints.models_needed(overrides)) as endpoint:
         context = endpoints.context_for(endpoint, endpoints.served_models(endpoint), **overrides)
         results = asyncio.run(evaluate.evaluate(tasks, context, options, progress=_eval_progress))
-    results["models"] = {role: context.model_for(role) for role in endpoints.ROLES}
+    results["models"] = {spec.name: context.model_for(spec.name) for spec in context.roles}
     results["sizes"] = {**asdict(sizes), "tasks": len(tasks)}
     swarm = [t["swarm"] for t in results["tasks"] if "swarm" in t]
     shares = [1 - a["model_s"] / a["seconds"] for a in swarm if a["seconds"] > 0]

@@ -59,18 +59,21 @@ def plan(
     supports, so nothing to repair from) every candidate is a fresh sample.
     """
     seeds = [ctx.seed + _SEED_STRIDE * revision + i for i in range(count)]
+    greedy = ctx.temperature_for("coder")  # 0 unless the run sets coder_temperature
     if revision:
         kinds: tuple[tuple[float, CoderPrompt], ...] = (
             (ctx.wide_temperature, "plain"),
             (ctx.sample_temperature, "stub"),
             (ctx.sample_temperature, "plain"),
         )
-        again: list[tuple[float, int, CoderPrompt]] = [(0.0, seeds[0], "system")] if repair else []
+        again: list[tuple[float, int, CoderPrompt]] = (
+            [(greedy, seeds[0], "system")] if repair else []
+        )
         fresh = seeds[len(again) :]
         return again + [(kinds[i % 3][0], seed, kinds[i % 3][1]) for i, seed in enumerate(fresh)]
-    rounds: list[tuple[float, int, CoderPrompt]] = [(0.0, ctx.seed, "plain")]
+    rounds: list[tuple[float, int, CoderPrompt]] = [(greedy, ctx.seed, "plain")]
     if count > 1:
-        rounds.append((0.0, ctx.seed, "system"))
+        rounds.append((greedy, ctx.seed, "system"))
     kind: tuple[CoderPrompt, ...] = ("plain", "stub")
     return rounds + [
         (ctx.sample_temperature, seed, kind[i % 2]) for i, seed in enumerate(seeds[2:])

@@ -6,30 +6,92 @@ Everything a run depends on is here, explicit, so that a run can be replayed exa
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass, field
-from typing import Literal, get_args
+import inspect
+from collections.abc import Callable, Iterator
+from dataclasses import MISSING, dataclass, field, fields
+from typing import Any, ClassVar, TypeVar, get_args
 
 from langgraph.runtime import Runtime
 
 from agents.prompts import PromptLayout
+from graphs.roles import (
+    CODER_DEFAULT,
+    ROLES,
+    SMALL_DEFAULT,
+    Role,
+    RoleSpec,
+    current_names,
+    field_name,
+    spec_of,
+)
 
-Role = Literal["researcher", "coder", "auditor", "summarizer"]
-
-CODER_DEFAULT = "qwen2.5-coder-0.5b-instruct"
-SMALL_DEFAULT = "smollm2-135m-instruct"
-# Role defaults were measured with `python bench/role_models.py` (2026-11-29, 2 CPU cores, six
-# tasks per role, temperature 0): researcher correct 6/6 on Qwen vs 3/6 on SmolLM; summarizer
-# 6/6 vs 3/6; security-auditor verdicts 4/6 on SmolLM (4.5 s median) vs 1/6 on Qwen (12.3 s).
+__all__ = ["CODER_DEFAULT", "SMALL_DEFAULT", "Context", "Role", "context_of", "with_roles"]
 
 
 def _doc(text: str) -> dict[str, str]:
     return {"description": text}
 
 
+_C = TypeVar("_C", bound=type)
+
+_AFTER = {"model": "warm_up", "tokens": "peer_tests", "temperature": "sandbox_timeout_s"}
+"""Where each kind of role field goes in the class (Studio's form keeps this order)."""
+_TYPES = {"model": "str", "temperature": "float", "tokens": "int | None"}
+
+
+def _role_field(kind: str, spec: RoleSpec) -> Any:
+    if kind == "model":
+        return field(default=spec.model, metadata=_doc(f"Model of {spec.does}."))
+    if kind == "temperature":
+        return field(default=spec.temperature, metadata=_doc(f"Sampling of {spec.does}."))
+    return field(
+        default=spec.tokens,
+        metadata=_doc(f"Completion budget of {spec.does}; None sizes it from the schema."),
+    )
+
+
+def with_roles(roles: tuple[RoleSpec, ...]) -> Callable[[_C], _C]:
+    """Give a context class (before ``@dataclass``) three fields per role of ``roles``.
+
+    ``<role>_model``, ``<role>_tokens`` and ``<role>_temperature``, each after its kind's
+    anchor field (:data:`_AFTER`) when the class has it, else at the end; the class's
+    ``roles`` then lists them after any it inherits. A subclass of :class:`Context` that adds
+    roles is declared ``@dataclass(kw_only=True, init=False)``, so that it keeps Context's
+    ``__init__`` (earlier field names, a clear error for unknown ones).
+    """
+
+    def add(cls: _C) -> _C:
+        own: dict[str, Any] = dict(inspect.get_annotations(cls))
+        added = {kind: [(field_name(spec.name, kind), spec) for spec in roles] for kind in _TYPES}
+        ordered: dict[str, Any] = {}
+        for name in [*own, ""]:
+            if name:
+                ordered[name] = own[name]
+            for kind, anchor in _AFTER.items():
+                if anchor == name or (not name and anchor not in own):
+                    ordered.update({n: _TYPES[kind] for n, _ in added[kind]})
+        for kind, named in added.items():
+            for name, spec in named:
+                setattr(cls, name, _role_field(kind, spec))
+        cls.__annotations__ = ordered
+        cls.roles = (*getattr(cls, "roles", ()), *roles)  # type: ignore[attr-defined]
+        return cls
+
+    return add
+
+
 @dataclass(kw_only=True)
+@with_roles(ROLES)
 class Context:
-    """What one run of the graph talks to and how."""
+    """What one run of the graph talks to and how.
+
+    Each declared role (graphs/roles.py) adds ``<role>_model``, ``<role>_tokens`` and
+    ``<role>_temperature``; fields under an earlier name (``research_tokens``) are taken as
+    today's.
+    """
+
+    roles: ClassVar[tuple[RoleSpec, ...]]
+    """The roles this context has fields for (graphs.roles.ROLES, set by :func:`with_roles`)."""
 
     base_url: str = field(
         default="",
@@ -52,10 +114,6 @@ class Context:
             "each, in the background), not on the run's path; set for servers edgeswarm starts."
         ),
     )
-    researcher_model: str = field(default=CODER_DEFAULT, metadata=_doc("Researcher's model."))
-    coder_model: str = field(default=CODER_DEFAULT, metadata=_doc("Coder's model."))
-    auditor_model: str = field(default=SMALL_DEFAULT, metadata=_doc("Auditors' model."))
-    summarizer_model: str = field(default=CODER_DEFAULT, metadata=_doc("Summarizer's model."))
     fallback_model: str | None = field(
         default=SMALL_DEFAULT, metadata=_doc("Model tried when a role's model fails.")
     )
@@ -79,7 +137,7 @@ class Context:
         default=3,
         metadata=_doc(
             "Candidates written in each revision round: one from the failures, the rest "
-            "fresh samples of the plain prompt."
+            "fresh samples of the plain and stub prompts."
         ),
     )
     sample_temperature: float = field(
@@ -93,10 +151,11 @@ class Context:
     wide_temperature: float = field(
         default=0.8,
         metadata=_doc(
-            "Temperature of every second fresh sample in a revision round: the first round's "
-            "candidates all failed, so the search goes wider. Measured on the dev split (45 "
-            "tasks): one task (transpose) was solved only by samples at 0.8, and four answers "
-            "mixing 0.4 and 0.8 reach 28.8 tasks against 28.0 for four at 0.4."
+            "Temperature of one fresh sample in three in a revision round (the first, fourth, "
+            "...): the first round's candidates all failed, so the search goes wider. "
+            "Measured on the dev split (45 tasks): one task (transpose) was solved only by "
+            "samples at 0.8, and four answers mixing 0.4 and 0.8 reach 28.8 tasks against "
+            "28.0 for four at 0.4."
         ),
     )
     straggler_factor: float | None = field(
@@ -124,12 +183,6 @@ class Context:
             "or block."
         ),
     )
-    research_tokens: int | None = field(
-        default=None, metadata=_doc("Researcher's completion budget; None sizes it from schema.")
-    )
-    coder_tokens: int | None = field(default=None, metadata=_doc("Coder's completion budget."))
-    audit_tokens: int | None = field(default=None, metadata=_doc("Each auditor's budget."))
-    summary_tokens: int | None = field(default=None, metadata=_doc("Summarizer's budget."))
     handover_chars: int = field(
         default=900, metadata=_doc("Size cap of a summarizer hand-over, in characters.")
     )
@@ -165,11 +218,29 @@ class Context:
         default=1.0, metadata=_doc("Wait before the first resend; doubles each time, up to 8 s.")
     )
     sandbox_timeout_s: float = field(default=20.0, metadata=_doc("Deadline of a test run."))
-    researcher_temperature: float = field(default=0.0, metadata=_doc("Researcher sampling."))
-    coder_temperature: float = field(default=0.0, metadata=_doc("Coder sampling."))
-    auditor_temperature: float = field(default=0.0, metadata=_doc("Auditors' sampling."))
-    summarizer_temperature: float = field(default=0.0, metadata=_doc("Summarizer sampling."))
     seed: int = field(default=0, metadata=_doc("Sampling seed, for replayable runs."))
+
+    def __init__(self, **values: Any) -> None:
+        """Every field from ``values`` or its default; then :meth:`__post_init__` checks them.
+
+        Raises:
+            TypeError: a name that is no field (nor an earlier name of one).
+            ValueError: a value no run can use, naming its field.
+        """
+        values = current_names(values)
+        known = fields(self)
+        unknown = sorted(set(values) - {f.name for f in known})
+        if unknown:
+            raise TypeError(f"Context has no field {', '.join(unknown)}")
+        for f in known:
+            if f.name in values:
+                value = values[f.name]
+            elif f.default_factory is not MISSING:
+                value = f.default_factory()
+            else:
+                value = f.default
+            setattr(self, f.name, value)
+        self.__post_init__()
 
     def __post_init__(self) -> None:
         """Refuse settings no run can use, naming the field (Studio and the API pass dicts)."""
@@ -177,45 +248,38 @@ class Context:
         if problems:
             raise ValueError("invalid run context: " + "; ".join(problems))
 
+    def _of(self, role: Role, kind: str) -> Any:
+        return getattr(self, field_name(spec_of(role, self.roles).name, kind))
+
     def model_for(self, role: Role) -> str:
         """The model a role requests."""
-        return {
-            "researcher": self.researcher_model,
-            "coder": self.coder_model,
-            "auditor": self.auditor_model,
-            "summarizer": self.summarizer_model,
-        }[role]
+        model: str = self._of(role, "model")
+        return model
 
     def temperature_for(self, role: Role) -> float:
         """The sampling temperature of a role."""
-        return {
-            "researcher": self.researcher_temperature,
-            "coder": self.coder_temperature,
-            "auditor": self.auditor_temperature,
-            "summarizer": self.summarizer_temperature,
-        }[role]
+        temperature: float = self._of(role, "temperature")
+        return temperature
 
     def tokens_for(self, role: Role) -> int | None:
         """The completion budget of a role (None: sized from the schema)."""
-        return {
-            "researcher": self.research_tokens,
-            "coder": self.coder_tokens,
-            "auditor": self.audit_tokens,
-            "summarizer": self.summary_tokens,
-        }[role]
+        tokens: int | None = self._of(role, "tokens")
+        return tokens
+
+    def fallback_for(self, role: Role) -> str | None:
+        """The model that answers when the role's fails (None: none does)."""
+        return self.fallback_model if spec_of(role, self.roles).fallback else None
 
 
-_MODEL_FIELDS = ("researcher_model", "coder_model", "auditor_model", "summarizer_model")
-_TOKEN_FIELDS = ("research_tokens", "coder_tokens", "audit_tokens", "summary_tokens")
 _POSITIVE = ("node_timeout_s", "sandbox_timeout_s", "handover_chars")
 _NON_NEGATIVE = ("max_revisions", "resends", "resend_backoff_s")
 _WHOLE = ("max_revisions", "resends")
 _COUNTS = ("candidates", "revision_candidates")
-_TEMPERATURES = (
-    *(f"{role}_temperature" for role in get_args(Role)),
-    "sample_temperature",
-    "wide_temperature",
-)
+_TEMPERATURES = ("sample_temperature", "wide_temperature")
+
+
+def _role_fields(ctx: Context, kind: str) -> tuple[str, ...]:
+    return tuple(field_name(spec.name, kind) for spec in ctx.roles)
 
 
 def _number(value: object) -> bool:
@@ -232,7 +296,7 @@ def _bad_model(value: object) -> str | None:
 
 def _problems(ctx: Context) -> Iterator[tuple[str, str]]:
     """(field, what is wrong) for each unusable value of ``ctx``."""
-    for name in _MODEL_FIELDS:
+    for name in _role_fields(ctx, "model"):
         why = _bad_model(getattr(ctx, name))
         if why:
             yield name, why
@@ -248,7 +312,8 @@ def _problems(ctx: Context) -> Iterator[tuple[str, str]]:
 
 
 def _number_problems(ctx: Context) -> Iterator[tuple[str, str]]:
-    values = {name: getattr(ctx, name) for name in (*_POSITIVE, *_NON_NEGATIVE, *_TEMPERATURES)}
+    temperatures = (*_role_fields(ctx, "temperature"), *_TEMPERATURES)
+    values = {name: getattr(ctx, name) for name in (*_POSITIVE, *_NON_NEGATIVE, *temperatures)}
     for name in _POSITIVE:
         if not _number(values[name]) or values[name] <= 0:
             yield name, f"must be a positive number, not {values[name]!r}"
@@ -257,14 +322,14 @@ def _number_problems(ctx: Context) -> Iterator[tuple[str, str]]:
         whole = name not in _WHOLE or isinstance(values[name], int)
         if not _number(values[name]) or values[name] < 0 or not whole:
             yield name, f"must be {kind}, zero or more, not {values[name]!r}"
-    for name in _TEMPERATURES:
+    for name in temperatures:
         if not _number(values[name]) or not 0 <= values[name] <= 2:
             yield name, f"must be between 0 and 2, not {values[name]!r}"
     yield from _count_problems(ctx)
     factor = ctx.straggler_factor
     if factor is not None and (not _number(factor) or factor < 0):
         yield "straggler_factor", f"must be a number, zero or more, or null, not {factor!r}"
-    for name in _TOKEN_FIELDS:
+    for name in _role_fields(ctx, "tokens"):
         tokens = getattr(ctx, name)
         if tokens is not None and (not isinstance(tokens, int) or tokens < 1):
             yield name, f"must be a positive whole number of tokens or null, not {tokens!r}"

@@ -21,13 +21,13 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from graphs.context import Context, Role
+from graphs.context import Context
+from graphs.roles import field_name
 from runtime.endpoint import Endpoint, check_reachable, find_running, list_models
 from runtime.gateway.embedded import embedded_gateway
 from runtime.logs import get_logger
 from runtime.settings import Settings, load_settings
 
-ROLES: tuple[Role, ...] = ("researcher", "coder", "auditor", "summarizer")
 _log = get_logger("endpoints")
 
 
@@ -38,7 +38,7 @@ def served_models(endpoint: Endpoint, timeout_s: float = 10.0) -> list[str]:
 
 def context_models(context: Context) -> list[str]:
     """Every model a run with this context may request (roles and fallback), in order."""
-    names = [context.model_for(role) for role in ROLES]
+    names = [context.model_for(spec.name) for spec in context.roles]
     if context.fallback_model is not None:
         names.append(context.fallback_model)
     return list(dict.fromkeys(names))
@@ -46,7 +46,7 @@ def context_models(context: Context) -> list[str]:
 
 def models_needed(overrides: Mapping[str, Any]) -> list[str]:
     """Every model a run with these context overrides may request (roles and fallback)."""
-    return context_models(replace(Context(), **overrides))
+    return context_models(Context(**overrides))
 
 
 @contextlib.contextmanager
@@ -81,13 +81,12 @@ def on_endpoint(context: Context, endpoint: Endpoint, served: list[str]) -> Cont
     if not served:
         return context
     changes: dict[str, Any] = {}
-    for role in ROLES:
-        model = context.model_for(role)
+    for spec in context.roles:
+        model = context.model_for(spec.name)
         if model not in served:
-            changes[f"{role}_model"] = endpoint.model if endpoint.model in served else served[0]
-            _log.warning(
-                "role_model_not_served", role=role, model=model, using=changes[f"{role}_model"]
-            )
+            using = endpoint.model if endpoint.model in served else served[0]
+            changes[field_name(spec.name, "model")] = using
+            _log.warning("role_model_not_served", role=spec.name, model=model, using=using)
     if context.fallback_model is not None and context.fallback_model not in served:
         changes["fallback_model"] = None
         _log.warning("fallback_not_served", model=context.fallback_model)
@@ -98,7 +97,7 @@ def context_for(endpoint: Endpoint, served: list[str], **overrides: Any) -> Cont
     """The run's context: defaults, the caller's overrides, roles mapped to served models."""
     # Servers edgeswarm starts are new: their grammars compile while the run starts.
     overrides.setdefault("warm_up", endpoint.owned)
-    return on_endpoint(replace(Context(), **overrides), endpoint, served)
+    return on_endpoint(Context(**overrides), endpoint, served)
 
 
 @dataclass(frozen=True)

@@ -17,9 +17,7 @@ from pydantic import BaseModel
 
 from agents.call import AgentCallError, CallPolicy, CallTrace, Invoker, call_structured
 from agents.coder import CODE_TOKENS, CodeDraft, ainvoke_code, ainvoke_plain_code
-from agents.schemas import AuditReport, ResearchBrief, StageSummary
 from agents.structured import StructuredOutputError, ainvoke_structured, chat_model, token_budget
-from agents.test_writer import TestSuite
 from agents.transport import (
     EndpointDeadlineError,
     EndpointUnavailableError,
@@ -28,6 +26,7 @@ from agents.transport import (
 )
 from graphs.context import Context, Role
 from graphs.endpoints import HostedEndpointError, with_default_endpoint
+from graphs.roles import ROLES
 from graphs.state import NodeMetrics
 from runtime.logs import get_logger
 
@@ -144,7 +143,7 @@ async def ask(
     budget = max_tokens or ctx.tokens_for(role)
     policy = CallPolicy(
         model=ctx.model_for(role),
-        fallback_model=None if single_attempt else ctx.fallback_model,
+        fallback_model=None if single_attempt else ctx.fallback_for(role),
         max_tokens=budget,
         timeout_s=ctx.node_timeout_s,
         resends=ctx.resends,
@@ -225,7 +224,7 @@ async def ask_code(
         CodeDraft,
         messages,
         revision=revision,
-        max_tokens=ctx.coder_tokens or CODE_TOKENS,
+        max_tokens=ctx.tokens_for("coder") or CODE_TOKENS,
         single_attempt=not greedy,
         sampling=sampling,
         invoke=ainvoke_plain_code if plain else ainvoke_code,
@@ -293,14 +292,10 @@ def _metrics(
     )
 
 
-GRAMMARS: tuple[tuple[Role, type[BaseModel] | None], ...] = (
-    ("researcher", ResearchBrief),
-    ("researcher", TestSuite),
-    ("coder", None),  # the code-block grammar
-    ("auditor", AuditReport),
-    ("summarizer", StageSummary),
+GRAMMARS: tuple[tuple[Role, type[BaseModel] | None], ...] = tuple(
+    (spec.name, schema) for spec in ROLES for schema in spec.schemas
 )
-"""Each role's model and the schemas it answers (the test writer runs on the researcher's)."""
+"""Each role's model and the schemas it answers (graphs.roles; None: the code block)."""
 
 
 async def warm_up(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any, get_args
+from typing import Any
 
 from langgraph.runtime import Runtime
 
@@ -17,7 +17,7 @@ from agents.prompts import clip
 from agents.researcher import MAX_TASK_CHARS, researcher_messages
 from agents.schemas import AuditReport, ResearchBrief, StageSummary
 from graphs.coding import attempt_text
-from graphs.context import Context, Role, context_of
+from graphs.context import Context, context_of
 from graphs.endpoints import HostedEndpointError
 from graphs.llm import NodeFailedError, ask, endpoint_of, failure
 from graphs.state import Attempt, AuditEntry, FinalReport, NodeMetrics, State
@@ -88,7 +88,7 @@ async def setup(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         ctx = await endpoint_of(context_of(runtime), "setup")
     except HostedEndpointError as err:
         return failure(err)
-    return {"models": {role: ctx.model_for(role) for role in get_args(Role)}}
+    return {"models": {spec.name: ctx.model_for(spec.name) for spec in ctx.roles}}
 
 
 async def researcher(state: State, runtime: Runtime[Context]) -> dict[str, Any]:

@@ -10,31 +10,21 @@ from __future__ import annotations
 
 import ipaddress
 import socket
-import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 from hypothesis import HealthCheck, settings
 
-from runtime.process import ManagedProcess, free_port
+from runtime.process import ManagedProcess
+from tests.fakes import FakeOpenAI, openai_command
 from tests.postgres import PostgresServer, throwaway_postgres
-
-ROOT = Path(__file__).resolve().parent.parent
-FAKE_SERVER = ROOT / "tests" / "fakes" / "openai_server.py"
-_allowed_ports: set[int] = set()
+from tests.support.network import allow_loopback_port, allowed_port, allowed_ports
 
 
 class NetworkBlockedError(OSError):
     """A test tried to reach the network it is not allowed to."""
-
-
-def allow_loopback_port(port: int) -> None:
-    """Let unit tests connect to a loopback port a fixture opened."""
-    _allowed_ports.add(port)
 
 
 def _is_loopback(host: str) -> bool:
@@ -58,7 +48,7 @@ def _network_guard(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPat
         host, port = str(address[0]), int(address[1])
         if not _is_loopback(host):
             raise NetworkBlockedError(f"test tried to reach {host}:{port}; tests stay offline")
-        if not integration and port not in _allowed_ports:
+        if not integration and port not in allowed_ports:
             raise NetworkBlockedError(
                 f"unit test tried to reach 127.0.0.1:{port}, which no fixture opened; "
                 "use the fake_openai fixture or mark the test integration"
@@ -76,44 +66,12 @@ def _network_guard(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPat
     monkeypatch.setattr(socket.socket, "connect_ex", connect_ex)
 
 
-@dataclass
-class FakeOpenAI:
-    """Handle on a running fake OpenAI-compatible server."""
-
-    process: ManagedProcess
-    port: int
-    model: str
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/v1"
-
-    def _url(self, path: str) -> str:
-        return f"http://127.0.0.1:{self.port}{path}"
-
-    def script(self, *steps: dict[str, Any]) -> None:
-        """Queue the next responses."""
-        httpx.post(self._url("/_fake/script"), json=list(steps), trust_env=False).raise_for_status()
-
-    def requests(self) -> list[dict[str, Any]]:
-        """Every request body the server received since the last reset."""
-        reply = httpx.get(self._url("/_fake/requests"), trust_env=False)
-        reply.raise_for_status()
-        bodies: list[dict[str, Any]] = reply.json()
-        return bodies
-
-    def reset(self) -> None:
-        httpx.post(self._url("/_fake/reset"), trust_env=False).raise_for_status()
-
-
 def start_fake_server(log_dir: Path, *extra: str, model: str = "fake-model") -> FakeOpenAI:
     """Start a fake server process (caller stops it) and allow unit tests to reach it."""
-    port = free_port()
-    allow_loopback_port(port)
-    command = [sys.executable, str(FAKE_SERVER), "--port", str(port), "--model", model, *extra]
+    port = allowed_port()
     process = ManagedProcess(
         f"fake:{port}",
-        command,
+        openai_command(port, *extra, model=model),
         health_url=f"http://127.0.0.1:{port}/health",
         log_path=log_dir / f"fake-{port}.log",
         start_timeout_s=30,

@@ -24,7 +24,12 @@ from runtime.settings import Settings
 # Small budgets keep each swarm run to seconds; a cut-off answer may end a run early (SmolLM2
 # often needs more than 96 tokens for a brief), which is still a finished run for these parts:
 # they measure the stack, not the answers.
-TINY = {"research_tokens": 96, "coder_tokens": 96, "summary_tokens": 64, "audit_tokens": 64}
+TINY = {
+    "researcher_tokens": 96,
+    "coder_tokens": 96,
+    "summarizer_tokens": 64,
+    "auditor_tokens": 64,
+}
 
 
 @pytest.fixture

@@ -7,11 +7,13 @@ import os
 import re
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
+
+from tests.support.cli import assert_honest_result, edgeswarm
+from tests.support.processes import alive, descendants, wait_gone
 
 SMALL = "smollm2-135m-instruct"
 TASK = "Write a Python function is_even(n) that returns True when the integer n is even."
@@ -23,71 +25,6 @@ def cli_env(tmp_path: Path) -> dict[str, str]:
     env["EDGESWARM_LOG_FORMAT"] = "json"
     env["PYTHONUNBUFFERED"] = "1"
     return env
-
-
-def edgeswarm(*args: str) -> list[str]:
-    return [sys.executable, "-m", "app.cli", *args]
-
-
-def descendants(pid: int) -> set[int]:
-    """Every live process below ``pid``."""
-    children: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        fields = stat.rsplit(")", 1)[1].split()
-        if fields[0] != "Z":
-            children.setdefault(int(fields[1]), []).append(int(entry.name))
-    found: set[int] = set()
-    todo = [pid]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            found.add(child)
-            todo.append(child)
-    return found
-
-
-def alive(pids: set[int]) -> set[int]:
-    living = set()
-    for pid in pids:
-        try:
-            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if state != "Z":
-            living.add(pid)
-    return living
-
-
-def wait_gone(pids: set[int], seconds: float = 30) -> set[int]:
-    deadline = time.monotonic() + seconds
-    while alive(pids) and time.monotonic() < deadline:
-        time.sleep(0.2)
-    return alive(pids)
-
-
-def assert_honest_result(output: dict[str, object], returncode: int, err: str) -> None:
-    """Whatever the small model did, the run ended with a valid report and a true status.
-
-    Small CPU models sometimes loop until their token budget (then the retry and fallback
-    run); the system's guarantee is an honest outcome and exit code, never a crash or hang.
-    """
-    report = output["report"]
-    assert isinstance(report, dict), err[-3000:]
-    outcome = report["outcome"]
-    assert returncode == {"approved": 0, "unresolved": 4, "failed": 1}[outcome], err[-3000:]
-    assert output["status"] == ("failed" if outcome == "failed" else "done")
-    if outcome == "failed":
-        assert output["error"] and ":" in str(output["error"])  # names the node and why
-    else:
-        assert report["files"]["solution.py"] and report["tests"] is not None
-    metrics = output["metrics"]
-    assert isinstance(metrics, list) and metrics
-    assert all(m["completion_tokens"] > 0 and m["seconds"] > 0 for m in metrics)
 
 
 def test_ctrl_c_leaves_no_vllm_process(tmp_path: Path) -> None:

@@ -32,7 +32,7 @@ from graphs.llm import Answer, NodeFailedError, ask
 from runtime.gateway.embedded import GiB, embedded_gateway
 from runtime.settings import Settings, load_settings
 from tests.prometheus import samples
-from tests.unit.test_swarm_faults import gateway_process
+from tests.support.gateway import gateway_process
 
 PRIMARY = "smollm2-135m-instruct"
 FALLBACK = "smollm2-135m-instruct-fp32"

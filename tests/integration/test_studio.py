@@ -19,9 +19,6 @@ server, where the run's checkpoints must land.
 from __future__ import annotations
 
 import asyncio
-import json
-import os
-import sys
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
@@ -34,14 +31,11 @@ from langgraph_sdk.client import LangGraphClient
 from langgraph_sdk.schema import StreamPart, ThreadState
 
 from graphs.context import Context
-from runtime.process import ManagedProcess, free_port
-from tests.conftest import FakeOpenAI
-from tests.unit.test_graph import GOOD_CODE, audits, brief, code, suite
-from tests.unit.test_structured import BRIEF
+from runtime.process import ManagedProcess
+from tests.fakes import FakeOpenAI
+from tests.support.scripts import BRIEF, GOOD_CODE, audits, brief, code, suite
+from tests.support.studio import GRAPH_ID, dev_process
 
-ROOT = Path(__file__).resolve().parents[2]
-LANGGRAPH = Path(sys.executable).with_name("langgraph")
-GRAPH_ID = "swarm"
 NODES = (
     "setup",
     "researcher",
@@ -54,14 +48,6 @@ NODES = (
     "decide",
     "finish",
 )
-OFFLINE_ENV = {
-    "LANGGRAPH_CLI_NO_ANALYTICS": "1",
-    "LANGGRAPH_NO_VERSION_CHECK": "true",
-    "LANGSMITH_TRACING": "false",
-    # Overridden by `langgraph dev` itself (see the module docstring); kept for servers that
-    # honour it. The temp working directory is what keeps state out of the checkout.
-    "LANGGRAPH_DISABLE_FILE_PERSISTENCE": "true",
-}
 RUN_DEADLINE_S = 60.0
 # What the server log must never show: the blocking-call detector firing in one of our async
 # nodes, a checkpoint value refused on load, or any traceback.
@@ -80,54 +66,6 @@ class DevServer:
 
     def log(self) -> str:
         return self.process.log_path.read_text(encoding="utf-8", errors="replace")
-
-
-def absolute_config(source: Path) -> dict[str, Any]:
-    """``source`` (a langgraph.json) with its local paths made absolute against its folder."""
-    config: dict[str, Any] = json.loads(source.read_text(encoding="utf-8"))
-    base = source.parent
-
-    def local(path: str) -> str:
-        return str((base / path).resolve()) if path.startswith(".") else path
-
-    config["dependencies"] = [local(dep) for dep in config["dependencies"]]
-    graphs: dict[str, str] = {}
-    for graph_id, spec in config["graphs"].items():
-        path, _, attribute = spec.rpartition(":")
-        graphs[graph_id] = f"{local(path)}:{attribute}"
-    config["graphs"] = graphs
-    checkpointer = config.get("checkpointer", {})
-    if "path" in checkpointer:
-        path, _, attribute = checkpointer["path"].rpartition(":")
-        checkpointer["path"] = f"{local(path)}:{attribute}"
-    return config
-
-
-def dev_process(workdir: Path, **env: str) -> tuple[ManagedProcess, str]:
-    """`langgraph dev` on a free port, offline, run in ``workdir`` (not yet started), and its URL.
-
-    ``workdir`` gets a copy of the real langgraph.json with absolute paths and the log; the
-    server's environment is ours, offline, with no database and no EDGESWARM_BASE_URL unless
-    ``env`` names one.
-    """
-    assert LANGGRAPH.exists(), f"{LANGGRAPH} is missing: install the studio extra (make install)"
-    config_path = workdir / "langgraph.json"
-    config_path.write_text(json.dumps(absolute_config(ROOT / "langgraph.json")), encoding="utf-8")
-    port = free_port()
-    environ = {**os.environ, **OFFLINE_ENV}
-    for name in ("DATABASE_URI", "POSTGRES_URI", "EDGESWARM_BASE_URL"):
-        environ.pop(name, None)
-    where = ["--host", "127.0.0.1", "--port", str(port), "--config", str(config_path)]
-    process = ManagedProcess(
-        f"langgraph-dev:{port}",
-        [str(LANGGRAPH), "dev", "--no-browser", "--no-reload", *where],
-        health_url=f"http://127.0.0.1:{port}/ok",
-        log_path=workdir / "server.log",
-        env={**environ, **env},
-        cwd=workdir,
-        start_timeout_s=120,
-    )
-    return process, f"http://127.0.0.1:{port}"
 
 
 @pytest.fixture(

@@ -18,14 +18,9 @@ from typing import Any
 from langgraph_sdk import get_client
 from langgraph_sdk.schema import StreamPart
 
-from tests.integration.test_cli_e2e import (
-    alive,
-    assert_honest_result,
-    descendants,
-    edgeswarm,
-    wait_gone,
-)
-from tests.integration.test_studio import GRAPH_ID, dev_process
+from tests.support.cli import assert_honest_result, edgeswarm
+from tests.support.processes import alive, descendants, wait_gone
+from tests.support.studio import GRAPH_ID, dev_process
 
 TASK = "Write a Python function that returns the larger of two numbers."
 """No name in it: the researcher's brief names the entry point, then the coder waits."""

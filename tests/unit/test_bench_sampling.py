@@ -11,7 +11,7 @@ from agents.coder import PLAIN_STOP
 from app.evaluate import load_tasks
 from bench.report import save_results
 from bench.sampling import ceiling, main, measure, summarize
-from tests.conftest import FakeOpenAI
+from tests.fakes import FakeOpenAI
 
 ADD = "def add(a, b):\n    return a + b\n"
 WRONG_SUB = "def sub(a, b):\n    return a + b\n"

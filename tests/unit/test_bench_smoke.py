@@ -21,9 +21,8 @@ from bench.parts import SMALL, MixedSizes, mixed_workload, swap_steps
 from bench.report import summary_rows, text_table, write_outputs
 from bench.suite import PARTS, Sizes, output_stem, parse_args, scaled_sizes
 from graphs.state import NodeMetrics
-from runtime.process import free_port
 from runtime.settings import load_settings
-from tests.conftest import allow_loopback_port
+from tests.support.network import allowed_port
 
 TINY = MixedSizes(
     requests=6,
@@ -32,12 +31,6 @@ TINY = MixedSizes(
     fake=FakeSpec(load_time_s=0.1, tokens=4, token_rate=200.0),
     scheduling={"max_wait_s": 1.0, "linger_s": 0.2, "request_timeout_s": 60},
 )
-
-
-def allowed_port() -> int:
-    port = free_port()
-    allow_loopback_port(port)
-    return port
 
 
 def test_the_mixed_workload_runs_under_every_policy_and_reports(tmp_path: Path) -> None:
@@ -181,7 +174,7 @@ def test_prefix_prompts_are_recorded_per_run_and_replayed_for_one_token(tmp_path
     flipped = sp.record_prompts(tasks[:1], "variable_first", work, allowed_port)
     assert flipped[0][0]["messages"] != runs[0][0]["messages"]
     with sp.fake_server(work, allowed_port) as fake:
-        seconds = asyncio.run(sp.replay_runs(fake.api_base, runs))
+        seconds = asyncio.run(sp.replay_runs(fake.base_url, runs))
         sent = fake.requests()
     assert seconds > 0 and len(sent) == 10
     assert all(b["max_completion_tokens"] == 1 and "response_format" not in b for b in sent)

@@ -15,8 +15,9 @@ from agents.call import AgentCallError, CallPolicy, call_structured, resend_dela
 from agents.schemas import ResearchBrief
 from agents.structured import chat_model
 from runtime.process import free_port
-from tests.conftest import FakeOpenAI, allow_loopback_port
-from tests.unit.test_graph import brief
+from tests.fakes import FakeOpenAI
+from tests.support.network import allow_loopback_port
+from tests.support.scripts import brief
 
 MESSAGES = [HumanMessage("add two numbers")]
 

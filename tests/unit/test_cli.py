@@ -9,12 +9,10 @@ import pytest
 
 from app.cli import EXIT_ENVIRONMENT, EXIT_FAILED, EXIT_OK, EXIT_UNRESOLVED, EXIT_USAGE, main
 from runtime.process import free_port
-from tests.conftest import ROOT, FakeOpenAI, allow_loopback_port
-from tests.unit.test_graph import BAD_CODE, GOOD_CODE, brief, round_steps, summary
-
-
-def approve_script(fake: FakeOpenAI) -> None:
-    fake.script(brief(), summary(), *round_steps(GOOD_CODE))
+from tests.fakes import FakeOpenAI
+from tests.support import ROOT
+from tests.support.network import allow_loopback_port
+from tests.support.scripts import BAD_CODE, GOOD_CODE, approve_script, brief, round_steps
 
 
 @pytest.fixture(autouse=True)

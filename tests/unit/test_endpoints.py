@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
-from dataclasses import replace
+from dataclasses import asdict, replace
 from typing import Any
 
 import pytest
@@ -17,8 +17,9 @@ from graphs.swarm import graph
 from runtime.endpoint import Endpoint
 from runtime.gateway.lock import DeviceBusyError
 from runtime.settings import Settings
-from tests.conftest import FakeOpenAI
-from tests.unit.test_graph import GOOD_CODE, audits, brief, code, ctx, suite
+from tests.fakes import FakeOpenAI
+from tests.support.graph import ctx
+from tests.support.scripts import GOOD_CODE, audits, brief, code, suite
 
 
 @pytest.fixture(autouse=True)
@@ -86,7 +87,9 @@ async def test_the_embedded_gateway_starts_once_for_the_process_and_stops_at_clo
     assert started.entered == [["big", "small"]] and started.left == 0
     # a later run that wants a model it was not started for is told why, not sent a 404
     with pytest.raises(HostedEndpointError, match="also asks for other"):
-        await with_default_endpoint(replace(no_endpoint(fake_openai), coder_model="other"))
+        await with_default_endpoint(
+            Context(**{**asdict(no_endpoint(fake_openai)), "coder_model": "other"})
+        )
     close_hosted_endpoint()
     assert started.left == 1
 

@@ -11,8 +11,9 @@ from agents import coder
 from app import evaluate
 from app.cli import EXIT_OK, EXIT_USAGE, main
 from graphs.context import Context
-from tests.conftest import FakeOpenAI
-from tests.unit.test_graph import BAD_CODE, GOOD_CODE, brief, code, round_steps
+from graphs.roles import every_role
+from tests.fakes import FakeOpenAI
+from tests.support.scripts import BAD_CODE, GOOD_CODE, brief, code, round_steps
 
 HIDDEN = """\
 from solution import add
@@ -37,14 +38,13 @@ def task_set(root: Path, names: tuple[str, ...] = ("01_add", "02_add_again")) ->
 
 
 def fake_context(fake: FakeOpenAI, **overrides: object) -> Context:
-    roles = ("researcher", "coder", "auditor", "summarizer")
     return Context(
         base_url=fake.base_url,
         fallback_model=None,
         lease_models=False,
         candidates=1,
-        **{f"{role}_model": "fake-model" for role in roles},  # type: ignore[arg-type]
-        **overrides,  # type: ignore[arg-type]
+        **every_role("fake-model"),
+        **overrides,
     )
 
 

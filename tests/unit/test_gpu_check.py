@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from bench.gpu_check import check_gateway
-from tests.unit.gateway.test_gateway_live import allowed_port
+from tests.support.network import allowed_port
 
 
 def test_the_gpu_check_rehearses_on_cpu(tmp_path: Path) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from dataclasses import replace
+from dataclasses import asdict
 from typing import Any
 
 import pytest
@@ -18,78 +18,21 @@ from graphs.coding import _without_stragglers, plan
 from graphs.context import Context
 from graphs.endpoints import context_for
 from graphs.llm import warm_up
-from graphs.state import InputState, OutputState
+from graphs.state import InputState
 from graphs.swarm import graph
 from runtime.endpoint import Endpoint
-from tests.conftest import FakeOpenAI
-from tests.unit.test_structured import BRIEF
-
-GOOD_CODE = "def add(a, b):\n    return a + b\n"
-BAD_CODE = "def add(a, b):\n    return a - b\n"
-CHECKS = [{"call": "add(2, 3)", "expected": "5"}, {"call": "add(-1, 1)", "expected": "0"}]
-
-
-def summary(text: str = "Write add(a, b).") -> dict[str, Any]:
-    return {"schema": "StageSummary", "content": json.dumps({"summary": text, "key_points": []})}
-
-
-def code(source: str, **extra: Any) -> dict[str, Any]:
-    """A coder candidate: a fenced block, asked for without a JSON schema (a grammar)."""
-    return {"schema": "", "content": f"```python\n{source}```", **extra}
-
-
-def suite(checks: list[dict[str, str]] | None = None) -> dict[str, Any]:
-    return {"schema": "TestSuite", "content": json.dumps({"checks": checks or CHECKS})}
-
-
-def audit(
-    kind: str, verdict: str = "approve", findings: list[dict[str, str]] | None = None
-) -> dict[str, str]:
-    body = {"verdict": verdict, "findings": findings or []}
-    return {"schema": "AuditReport", "contains": f"the {kind} auditor", "content": json.dumps(body)}
-
-
-def brief(**changes: Any) -> dict[str, Any]:
-    return {"schema": "ResearchBrief", "content": json.dumps({**BRIEF, **changes})}
-
-
-def round_steps(source: str) -> list[dict[str, Any]]:
-    """One round's answers: a candidate, the test writer's checks, both auditors."""
-    return [code(source), suite(), *audits()]
-
-
-def audits() -> list[dict[str, Any]]:
-    return [audit("security"), audit("performance")]
-
-
-def ctx(fake: FakeOpenAI, **overrides: Any) -> Context:
-    settings: dict[str, Any] = {"candidates": 1, "revision_candidates": 1, **overrides}
-    return Context(
-        base_url=fake.base_url,
-        researcher_model="big",
-        coder_model="big",
-        auditor_model="big",
-        summarizer_model="big",
-        fallback_model="small",
-        **settings,
-    )
-
-
-async def run(fake: FakeOpenAI, task: str = "Write `add(a, b)`.", **overrides: Any) -> OutputState:
-    out = await graph.ainvoke(InputState(task=task), context=ctx(fake, **overrides), version="v2")
-    return out.value
-
-
-def chat_bodies(fake: FakeOpenAI, schema: str | None = None) -> list[dict[str, Any]]:
-    def name(body: dict[str, Any]) -> str:
-        return str(((body.get("response_format") or {}).get("json_schema") or {}).get("name", ""))
-
-    return [body for body in fake.requests() if schema is None or name(body) == schema]
-
-
-def coder_bodies(fake: FakeOpenAI) -> list[dict[str, Any]]:
-    """The coder's requests: guided code blocks, and the plain prompt's free requests."""
-    return [body for body in fake.requests() if "response_format" not in body]
+from tests.fakes import FakeOpenAI
+from tests.support.graph import chat_bodies, coder_bodies, ctx, run
+from tests.support.scripts import (
+    BAD_CODE,
+    CHECKS,
+    GOOD_CODE,
+    audit,
+    audits,
+    brief,
+    code,
+    suite,
+)
 
 
 async def test_approve_path(fake_openai: FakeOpenAI) -> None:
@@ -507,7 +450,7 @@ async def test_bad_tasks(fake_openai: FakeOpenAI, task: str) -> None:
 @pytest.mark.parametrize(
     ("context", "message"),
     [
-        ({"reviewer_model": "big"}, "unexpected keyword argument 'reviewer_model'"),
+        ({"reviewer_model": "big"}, "Context has no field reviewer_model"),
         ({"coder_model": ""}, "coder_model must be a model name"),
         ({"fallback_model": "a\nb"}, "fallback_model must be a model name, not 'a\\nb' or null"),
         ({"max_revisions": -1}, "max_revisions must be a whole number, zero or more, not -1"),
@@ -536,7 +479,7 @@ async def test_an_unusable_context_is_refused_naming_the_field(
 async def test_warm_up_sends_each_agent_grammar_once_with_one_token(
     fake_openai: FakeOpenAI,
 ) -> None:
-    context = replace(ctx(fake_openai), auditor_model="small")
+    context = Context(**{**asdict(ctx(fake_openai)), "auditor_model": "small"})
     seconds = await warm_up(context)  # unscripted, the fake echoes: no answer is valid
     assert set(seconds) == {
         "researcher:ResearchBrief",

@@ -15,20 +15,9 @@ from agents.researcher import researcher_messages
 from graphs.context import Context
 from graphs.state import HISTORY_ATTEMPTS, InputState, OutputState, append_history
 from graphs.swarm import graph
-from tests.conftest import FakeOpenAI
-from tests.unit.test_graph import (
-    GOOD_CODE,
-    audits,
-    brief,
-    chat_bodies,
-    code,
-    coder_bodies,
-    ctx,
-    run,
-    suite,
-    summary,
-)
-from tests.unit.test_research_lookups import plan
+from tests.fakes import FakeOpenAI
+from tests.support.graph import chat_bodies, coder_bodies, ctx, run
+from tests.support.scripts import GOOD_CODE, audits, brief, code, plan, suite, summary
 
 # Three different wrong answers to add(2, 3) == 5, one per round; the task states that
 # example, so each failure has support and a revision follows.

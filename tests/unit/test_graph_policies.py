@@ -12,8 +12,9 @@ from langgraph.graph.state import CompiledStateGraph
 
 from graphs.state import InputState, OutputState
 from graphs.swarm import build_graph, graph, research_key, server_graph
-from tests.conftest import FakeOpenAI
-from tests.unit.test_graph import GOOD_CODE, audits, brief, chat_bodies, code, ctx, suite
+from tests.fakes import FakeOpenAI
+from tests.support.graph import chat_bodies, ctx
+from tests.support.scripts import GOOD_CODE, audits, brief, code, suite
 
 TASK = "Write a function that adds two numbers."
 """No name in the statement: the coder waits for the brief (the researcher's serial path)."""

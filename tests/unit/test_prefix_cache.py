@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from runtime.prefix_cache import combined, endpoint_counters, prefix_counters, total_hit_rate
-from tests.conftest import allow_loopback_port
+from tests.support.network import allow_loopback_port
 
 METRICS = """\
 # HELP vllm:prefix_cache_queries_total Prefix cache queries, in tokens.

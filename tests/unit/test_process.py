@@ -16,7 +16,9 @@ from runtime.process import (
     process_start,
     stop_group,
 )
-from tests.conftest import FAKE_SERVER, allow_loopback_port
+from tests.fakes import openai_command
+from tests.support.network import allow_loopback_port
+from tests.support.processes import pid_alive
 
 
 def fake_process(tmp_path: Path, *extra: str, timeout: float = 30) -> ManagedProcess:
@@ -24,25 +26,12 @@ def fake_process(tmp_path: Path, *extra: str, timeout: float = 30) -> ManagedPro
     allow_loopback_port(port)
     return ManagedProcess(
         "fake",
-        [sys.executable, str(FAKE_SERVER), "--port", str(port), *extra],
+        openai_command(port, *extra),
         health_url=f"http://127.0.0.1:{port}/health",
         log_path=tmp_path / "fake.log",
         start_timeout_s=timeout,
         stop_timeout_s=5,
     )
-
-
-def pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    # a zombie is dead for our purposes
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
 
 
 def state_of(proc: ManagedProcess) -> ProcessState:

@@ -10,13 +10,10 @@ import pytest
 from agents.lookups import available_tools, lookup_plan_schema
 from graphs.state import InputState
 from graphs.swarm import graph
-from tests.conftest import FakeOpenAI
-from tests.unit.test_graph import GOOD_CODE, brief, ctx, round_steps, summary
+from tests.fakes import FakeOpenAI
+from tests.support.graph import ctx
+from tests.support.scripts import GOOD_CODE, brief, plan, round_steps, summary
 from tools.sample_db import create_sample_db
-
-
-def plan(*calls: dict[str, object]) -> dict[str, object]:
-    return {"schema": "LookupPlan", "content": json.dumps({"lookups": list(calls)})}
 
 
 @pytest.fixture

@@ -24,9 +24,9 @@ from app.cli import EXIT_ENVIRONMENT, EXIT_NO_RUN, EXIT_OK, EXIT_RUN_BUSY, EXIT_
 from app.runs import RunOptions, RunRecord, RunStore, using
 from runtime.process import process_alive, process_start
 from runtime.settings import PostgresURL
-from tests.conftest import ROOT, FakeOpenAI
-from tests.unit.test_cli import approve_script
-from tests.unit.test_graph import GOOD_CODE, audit, brief, code, suite
+from tests.fakes import FakeOpenAI
+from tests.support import ROOT
+from tests.support.scripts import GOOD_CODE, approve_script, audit, brief, code, suite
 
 
 @pytest.fixture(autouse=True)
@@ -321,6 +321,31 @@ def test_run_stopped_before_its_first_step_resumes_from_the_start(
     assert f"resuming thread {record.thread_id} from the start" in captured.err
     assert json.loads(captured.out)["report"]["outcome"] == "approved"
     assert calls(fake_openai)["ResearchBrief"] == 1
+
+
+def test_a_run_recorded_with_earlier_field_names_resumes(
+    fake_openai: FakeOpenAI, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Context fields renamed since a run was recorded (research_tokens -> researcher_tokens)."""
+    earlier = {"research_tokens": 700, "summary_tokens": 300, "audit_tokens": 200}
+    options = RunOptions(model="fake-model", base_url=fake_openai.base_url, overrides=earlier)
+
+    async def stopped(store: RunStore) -> RunRecord:
+        record = await store.create("add two numbers", options)
+        await store.interrupted(record.thread_id)
+        return record
+
+    record = using(db(tmp_path), stopped)
+    approve_script(fake_openai)
+    assert main(["resume", record.thread_id, "--json"]) == EXIT_OK
+    assert json.loads(capsys.readouterr().out)["report"]["outcome"] == "approved"
+    budgets = {
+        (body.get("response_format") or {}).get("json_schema", {}).get("name"): body.get(
+            "max_completion_tokens"
+        )
+        for body in fake_openai.requests()
+    }
+    assert budgets["ResearchBrief"] == 700 and budgets["AuditReport"] == 200
 
 
 def test_an_unreadable_record_is_reported(

@@ -25,9 +25,9 @@ from app.cli import EXIT_ENVIRONMENT, EXIT_OK, EXIT_RUN_BUSY, EXIT_USAGE, main
 from app.runs import RunBusyError, RunOptions, RunRecord, RunStore, using
 from runtime.process import free_port
 from runtime.settings import PostgresURL, SettingsError, load_settings
-from tests.conftest import FakeOpenAI
+from tests.fakes import FakeOpenAI
 from tests.postgres import PostgresServer
-from tests.unit.test_cli import approve_script
+from tests.support.scripts import approve_script
 
 pytestmark = pytest.mark.postgres
 PASSWORD = "s3cret-Pass"

@@ -15,14 +15,8 @@ from agents.structured import (
     chat_model,
     token_budget,
 )
-from tests.conftest import FakeOpenAI
-
-BRIEF = {
-    "summary": "Add two numbers.",
-    "kind": "function",
-    "entry_point": "add",
-    "requirements": ["Return the sum of a and b."],
-}
+from tests.fakes import FakeOpenAI
+from tests.support.scripts import BRIEF
 
 
 @pytest.fixture

@@ -7,13 +7,9 @@ nothing may wait forever.
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import signal
-import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -22,37 +18,16 @@ import pytest
 import structlog
 
 from graphs.context import Context
-from graphs.state import InputState, OutputState
-from graphs.swarm import graph
-from runtime.process import ManagedProcess
-from tests.conftest import ROOT
-from tests.unit.gateway.test_gateway_live import (
+from graphs.state import OutputState
+from tests.support.gateway import (
     MB,
     Live,
-    allowed_port,
-    fake_model,
+    gateway_process,
     live_fakes,
     live_gateway,
     write_config,
 )
-from tests.unit.gateway.test_gateway_live import tag as tag  # the fixture
-from tests.unit.test_graph import GOOD_CODE, audit, brief, code, suite, summary
-
-CANNED: dict[str, Any] = {
-    step["schema"]: json.loads(step["content"])
-    for step in (brief(), summary(), suite(), audit("security"))
-}
-CANNED["code"] = code(GOOD_CODE)["content"]
-"""One answer per agent schema: a run through these backends is approved."""
-
-
-def swarm_models(
-    tmp_path: Path, tag: str, names: dict[str, dict[str, Any]], **common: Any
-) -> list[dict[str, Any]]:
-    """Fake vLLM models answering every agent schema; ``names`` maps a model to its options."""
-    answers = tmp_path / "answers.json"
-    answers.write_text(json.dumps(CANNED))
-    return [fake_model(n, tag, answers=answers, **{**common, **o}) for n, o in names.items()]
+from tests.support.swarm import swarm_models, swarm_run
 
 
 def swarm_context(url: str, **overrides: Any) -> Context:
@@ -70,12 +45,6 @@ def swarm_context(url: str, **overrides: Any) -> Context:
         **overrides,
     }
     return Context(**settings)
-
-
-async def swarm_run(context: Context) -> OutputState:
-    out = await graph.ainvoke(InputState(task="add two numbers"), context=context, version="v2")
-    state: OutputState = out.value
-    return state
 
 
 def coder_metric(state: OutputState) -> Any:
@@ -163,23 +132,6 @@ async def test_a_hung_model_server_meets_a_deadline_and_the_fallback_answers(
     assert seconds < 20
     outcome = "deadline_exceeded" if deadline == "gateway" else "client_disconnected"
     assert live.service.metrics.requests[("big", outcome)] == 1
-
-
-@contextmanager
-def gateway_process(config: Path, log: Path) -> Iterator[ManagedProcess]:
-    """``python -m runtime.gateway.cli`` on a free port, in its own process group."""
-    port = allowed_port()
-    command = [sys.executable, "-m", "runtime.gateway.cli", "--config", str(config)]
-    process = ManagedProcess(
-        "gateway",
-        [*command, "--port", str(port)],
-        health_url=f"http://127.0.0.1:{port}/health",
-        log_path=log,
-        start_timeout_s=60,
-        cwd=ROOT,
-    )
-    with process:
-        yield process
 
 
 async def wait_for_in_flight(http: httpx.AsyncClient, url: str) -> None:

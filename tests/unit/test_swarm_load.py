@@ -21,9 +21,8 @@ import httpx
 import pytest
 
 from graphs.context import Context
-from tests.unit.gateway.test_gateway_live import MB, live_fakes, write_config
-from tests.unit.gateway.test_gateway_live import tag as tag  # the fixture
-from tests.unit.test_swarm_faults import gateway_process, swarm_models, swarm_run
+from tests.support.gateway import MB, gateway_process, live_fakes, write_config
+from tests.support.swarm import swarm_models, swarm_run
 
 RUNS = 50
 MAX_QUEUE = 16

@@ -8,7 +8,6 @@ from typing import Any, Literal
 
 import httpx
 import pytest
-import yaml
 from langchain_core.messages import HumanMessage
 from pydantic import BaseModel
 
@@ -18,10 +17,15 @@ from runtime.gateway.auth import is_loopback, resolve_token
 from runtime.gateway.cli import main
 from runtime.gateway.config import AuthConfig, ConfigError
 from runtime.gateway.proxy import forward_headers
-from tests.unit.gateway.test_gateway_live import MB, fake_model, live_gateway, write_config
-from tests.unit.gateway.test_gateway_live import tag as tag  # the fixture
+from tests.support.gateway import (
+    MB,
+    TOKEN,
+    fake_model,
+    live_gateway,
+    with_token_file,
+    write_config,
+)
 
-TOKEN = "gw-token-0123456789abcdef"
 BEARER = {"Authorization": f"Bearer {TOKEN}"}
 CHAT = {"model": "a", "messages": [{"role": "user", "content": "hi"}]}
 ROUTES: list[tuple[str, str, dict[str, Any] | None]] = [
@@ -34,15 +38,6 @@ ROUTES: list[tuple[str, str, dict[str, Any] | None]] = [
     ("GET", "/metrics", None),
     ("GET", "/ui/status", None),
 ]
-
-
-def with_token_file(config: Path) -> Path:
-    """The config, guarded by a token in a file next to it."""
-    (config.parent / "token").write_text(f"{TOKEN}\n")
-    raw = yaml.safe_load(config.read_text())
-    raw["auth"] = {"token_file": "token"}
-    config.write_text(yaml.safe_dump(raw))
-    return config
 
 
 async def test_every_route_needs_the_token(tmp_path: Path, tag: str) -> None:

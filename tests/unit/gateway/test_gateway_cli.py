@@ -24,13 +24,14 @@ from runtime.gateway.lock import DeviceBusyError
 from runtime.process import ManagedProcess, free_port
 from runtime.provision import MANIFEST
 from runtime.settings import Device, load_settings
-from tests.conftest import ROOT, allow_loopback_port
-
-FAKE_VLLM = ROOT / "tests" / "fakes" / "vllm_backend.py"
+from tests.fakes import vllm_command
+from tests.support import ROOT
+from tests.support.network import allow_loopback_port
+from tests.support.processes import dead_pid
 
 
 def config_file(tmp_path: Path) -> Path:
-    fake = [sys.executable, str(FAKE_VLLM), "--port", "{port}", "--model", "{name}"]
+    fake = vllm_command()
     config = {
         "device": "cpu",
         "state_dir": str(tmp_path / "state"),
@@ -208,12 +209,6 @@ def hold_lock(
             yield holder
         finally:
             holder.kill()
-
-
-def dead_pid() -> int:
-    gone = subprocess.Popen([sys.executable, "-c", "pass"])
-    gone.wait()
-    return gone.pid
 
 
 def test_a_gateway_whose_run_crashed_is_waited_for_not_called_another_gateway(

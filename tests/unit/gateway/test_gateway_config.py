@@ -20,7 +20,7 @@ from runtime.gateway.config import (
     schema_text,
 )
 from runtime.settings import Device
-from tests.conftest import ROOT
+from tests.support import ROOT
 
 EXAMPLE = ROOT / "examples" / "gateway.example.yaml"
 SCHEMA = ROOT / "examples" / "gateway.schema.json"

@@ -16,181 +16,20 @@ import re
 import signal
 import sys
 import time
-import uuid
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager, contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 import structlog
-import uvicorn
-import yaml
 
-from runtime.gateway.ledger import LedgerSnapshot
 from runtime.gateway.scheduler import ModelState
-from runtime.gateway.server import build_app
-from runtime.gateway.service import GatewayService, _unseeded_if_sampled, prepare, usage_of
-from runtime.process import free_port
-from tests.conftest import FAKE_SERVER, ROOT, allow_loopback_port
+from runtime.gateway.service import GatewayService, _unseeded_if_sampled, usage_of
+from tests.fakes import openai_command, vllm_command
 from tests.prometheus import sample, samples
-
-FAKE_VLLM = ROOT / "tests" / "fakes" / "vllm_backend.py"
-MB = 10**6
-
-
-def allowed_port() -> int:
-    port = free_port()
-    allow_loopback_port(port)
-    return port
-
-
-def fake_model(name: str, tag: str, *, footprint: int = 600 * MB, **opts: Any) -> dict[str, Any]:
-    """A `command` model running the fake vLLM server."""
-    args = [sys.executable, str(FAKE_VLLM), "--port", "{port}", "--model", "{name}"]
-    args += ["--footprint", str(footprint), "--tag", tag]
-    for key in (
-        "load_time",
-        "token_rate",
-        "latency",
-        "tokens",
-        "answers",
-        "gpu_bytes",
-        "sim_gpu_dir",
-        "gpu_context_bytes",
-    ):
-        if key in opts:
-            args += [f"--{key.replace('_', '-')}", str(opts.pop(key))]
-    if opts.get("swap") == "sleep":
-        args.append("--sleep-mode")
-    return {
-        "name": name,
-        "backend": "command",
-        "command": args,
-        "footprint": footprint,
-        "load_estimate_s": 0.5,
-        **opts,
-    }
-
-
-def write_config(
-    tmp_path: Path, models: list[dict[str, Any]], budget: int, **scheduling: Any
-) -> Path:
-    config = {
-        "device": scheduling.pop("device", "cpu"),
-        "state_dir": str(tmp_path / "state"),
-        "budget": {"bytes": budget},
-        "scheduling": {"watch_interval_s": 0.2, **scheduling},
-        "models": models,
-    }
-    path = tmp_path / "gateway.yaml"
-    path.write_text(yaml.safe_dump(config))
-    return path
-
-
-def live_fakes(tag: str) -> dict[int, int]:
-    """pid -> declared footprint of every live fake server carrying ``tag``."""
-    found = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            argv = (entry / "cmdline").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        if str(FAKE_VLLM).encode() in argv and tag.encode() in argv:
-            found[int(entry.name)] = int(argv[argv.index(b"--footprint") + 1])
-    return found
-
-
-@dataclass
-class Live:
-    """A gateway served in this event loop, and what the watchers saw."""
-
-    service: GatewayService
-    url: str
-    http: httpx.AsyncClient
-    tag: str
-    worst_ledger: int = 0
-    worst_real: int = 0
-    most_in_flight: int = 0
-    snapshots: int = 0
-    violations: list[str] = field(default_factory=list)
-
-    @property
-    def budget(self) -> int:
-        return self.service.ledger.device_budget
-
-    def observe(self, snap: LedgerSnapshot) -> None:
-        self.snapshots += 1
-        self.worst_ledger = max(self.worst_ledger, snap.device_used)
-        if snap.device_used > snap.device_budget:
-            self.violations.append(f"ledger {snap.device_used} after {snap.change}")
-
-    async def sample(self) -> None:
-        while True:
-            in_flight = max(slot.in_flight for slot in self.service.slots.values())
-            self.most_in_flight = max(self.most_in_flight, in_flight)
-            real = sum(live_fakes(self.tag).values())
-            self.worst_real = max(self.worst_real, real)
-            if real > self.budget:
-                self.violations.append(f"live servers hold {real} bytes")
-            await asyncio.sleep(0.02)
-
-    async def chat(self, model: str, **body: Any) -> httpx.Response:
-        payload = {"model": model, "messages": [{"role": "user", "content": "hi"}], **body}
-        return await self.http.post(f"{self.url}/v1/chat/completions", json=payload)
-
-    async def running(self) -> dict[str, Any]:
-        reply = await self.http.get(f"{self.url}/running")
-        data: dict[str, Any] = reply.json()
-        return data
-
-    async def model_info(self, name: str) -> dict[str, Any]:
-        models = (await self.running())["models"]
-        info: dict[str, Any] = next(m for m in models if m["name"] == name)
-        return info
-
-
-class InLoopServer(uvicorn.Server):
-    """uvicorn in the test's loop, leaving the process's signal handlers alone."""
-
-    @contextmanager
-    def capture_signals(self) -> Iterator[None]:
-        yield
-
-
-@asynccontextmanager
-async def live_gateway(config: Path, tag: str) -> AsyncIterator[Live]:
-    service = GatewayService(prepare(config), port_for=allowed_port)
-    port = allowed_port()
-    server = InLoopServer(
-        uvicorn.Config(build_app(service), port=port, log_level="warning", lifespan="on")
-    )
-    serving = asyncio.create_task(server.serve())
-    while not server.started:
-        assert not serving.done(), "the gateway did not start"
-        await asyncio.sleep(0.01)
-    http = httpx.AsyncClient(timeout=60, trust_env=False, limits=httpx.Limits(max_connections=200))
-    live = Live(service, f"http://127.0.0.1:{port}", http, tag)
-    service.ledger.observers.append(live.observe)
-    sampler = asyncio.create_task(live.sample())
-    try:
-        yield live
-    finally:
-        sampler.cancel()
-        await http.aclose()
-        server.should_exit = True
-        await serving
-        assert not live_fakes(tag), "a fake server outlived the gateway"
-
-
-@pytest.fixture
-def tag() -> str:
-    return f"t-{uuid.uuid4().hex[:10]}"
-
+from tests.support import ROOT
+from tests.support.gateway import MB, Live, fake_model, live_gateway, write_config
+from tests.support.network import allowed_port
 
 SCHEMA = {
     "name": "verdict",
@@ -261,7 +100,7 @@ async def test_bodies_pass_through_unchanged_and_models_are_listed(tmp_path: Pat
     recorder = {
         "name": "rec",
         "backend": "command",
-        "command": [sys.executable, str(FAKE_SERVER), "--port", "{port}", "--model", "rec"],
+        "command": openai_command(model="rec"),
         "footprint": 100 * MB,
     }
     config = write_config(tmp_path, [recorder], 1000 * MB)
@@ -455,13 +294,7 @@ async def test_remote_models_are_routed_never_swapped_nor_counted(tmp_path: Path
     models = [remote, fake_model("a", tag)]
     config = write_config(tmp_path, models, 1000 * MB)
     fake = await asyncio.create_subprocess_exec(
-        sys.executable,
-        str(FAKE_VLLM),
-        "--port",
-        str(port),
-        "--model",
-        "upstream-name",
-        start_new_session=True,
+        *vllm_command(port, "upstream-name"), start_new_session=True
     )
     try:
         async with live_gateway(config, tag) as live:

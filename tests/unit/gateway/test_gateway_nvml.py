@@ -20,9 +20,8 @@ import yaml
 
 from runtime.gateway.backends import ProcessBackend
 from runtime.gateway.service import GatewayService, prepare
-from tests.unit.gateway.test_gateway_live import MB, fake_model, live_gateway, write_config
-from tests.unit.gateway.test_gateway_live import tag as tag  # the fixture
-from tests.unit.test_process import pid_alive
+from tests.support.gateway import MB, fake_model, live_gateway, write_config
+from tests.support.processes import pid_alive
 
 _RESULTS: dict[str, Any] = {
     "nvmlInit": None,

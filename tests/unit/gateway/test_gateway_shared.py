@@ -33,11 +33,13 @@ from runtime.gateway.lock import (
     read_holder,
     start_lock,
 )
-from runtime.process import free_port, process_alive
+from runtime.process import process_alive
 from runtime.settings import Device, Settings, load_settings
-from tests.conftest import ROOT, allow_loopback_port
-from tests.unit.gateway.test_gateway_cli import dead_pid
-from tests.unit.gateway.test_gateway_live import FAKE_VLLM, live_fakes
+from tests.fakes import vllm_command
+from tests.support import ROOT
+from tests.support.gateway import live_fakes
+from tests.support.network import allow_loopback_port, allowed_port
+from tests.support.processes import dead_pid
 
 pytestmark = pytest.mark.timeout(120)
 GONE_WITHIN_S = 20.0  # a fake gateway stops in about a second; the machine may be busy
@@ -46,19 +48,12 @@ GONE_WITHIN_S = 20.0  # a fake gateway stops in about a second; the machine may 
 @pytest.fixture(autouse=True)
 def _allowed_gateway_ports(monkeypatch: pytest.MonkeyPatch) -> None:
     """Let this process reach the ports embedded gateways it starts listen on."""
-
-    def allowed_free_port() -> int:
-        port = free_port()
-        allow_loopback_port(port)
-        return port
-
-    monkeypatch.setattr("runtime.gateway.embedded.free_port", allowed_free_port)
+    monkeypatch.setattr("runtime.gateway.embedded.free_port", allowed_port)
 
 
 def fake_config(state: Path, tag: str) -> dict[str, Any]:
     """A gateway config for one model, ``a``, served by the fake vLLM server."""
-    command = [sys.executable, str(FAKE_VLLM), "--port", "{port}", "--model", "{name}"]
-    command += ["--footprint", "1000", "--tag", tag]
+    command = vllm_command(footprint=1000, tag=tag)
     return {
         "device": "cpu",
         "state_dir": str(state),

@@ -22,10 +22,15 @@ from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.support.ui import WebDriverWait
 
 from runtime.process import free_port
-from tests.conftest import allow_loopback_port
-from tests.unit.gateway.test_gateway_auth import TOKEN, with_token_file
-from tests.unit.gateway.test_gateway_live import MB, fake_model, live_gateway, write_config
-from tests.unit.gateway.test_gateway_live import tag as tag  # the fixture
+from tests.support.gateway import (
+    MB,
+    TOKEN,
+    fake_model,
+    live_gateway,
+    with_token_file,
+    write_config,
+)
+from tests.support.network import allow_loopback_port
 
 T = TypeVar("T")
 PHONE = (390, 844)
