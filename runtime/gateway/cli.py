@@ -5,9 +5,10 @@ Listening beyond loopback (``--host 0.0.0.0``, a LAN address) needs a bearer tok
 (``EDGESWARM_GATEWAY_TOKEN``, or the config's ``auth`` section); every route then requires it.
 With ``--leases DIR`` (how the embedded gateway is started) it also stops by itself once no
 live process holds a lease file in DIR (:mod:`runtime.gateway.leases`), and removes DIR then.
-Exit codes: 0 after a clean stop, 2 for an invalid config or usage (a non-loopback host without
-a token included), 3 when the environment refuses (another gateway owns the device, a model is
-not pulled, the port is taken).
+Exit codes: 0 when it stops by itself (``--leases``), 2 for an invalid config or usage (a
+non-loopback host without a token included), 3 when the environment refuses (another gateway
+owns the device, a model is not pulled, the port is taken); on SIGINT or SIGTERM it shuts down
+gracefully and uvicorn raises the signal again: 130 or 143.
 """
 
 from __future__ import annotations
