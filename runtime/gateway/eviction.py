@@ -24,10 +24,16 @@ EXACT_SEARCH_LIMIT = 12
 
 @dataclass(frozen=True)
 class ResidentModel:
-    """A model as eviction sees it: size, use and cost to bring back."""
+    """A model as eviction sees it: the bytes it holds, its use and its cost to bring back.
+
+    A projection of the gateway's record of the model (:class:`runtime.gateway.slot.ModelSlot`,
+    through :meth:`runtime.gateway.policies.ModelView.as_resident`), in whatever bytes the
+    caller budgets: device bytes for loading a model, host bytes for sleeping one.
+    """
 
     name: str
-    footprint: int
+    held: int
+    """Bytes it holds now (for the model to make room for: what it will hold once loaded)."""
     last_used: float = 0.0
     """Monotonic time of the last admission or completion."""
     reload_s: float = 30.0
@@ -36,13 +42,13 @@ class ResidentModel:
     queued: int = 0
     loaded_at: float = 0.0
     """Monotonic time the model became resident (used only by the FIFO baseline)."""
-    keeps: int = 0
+    held_after: int = 0
     """Bytes it still holds once evicted: a sleep-mode server's remains on the device."""
 
     @property
     def frees(self) -> int:
         """Bytes its eviction frees."""
-        return self.footprint - self.keeps
+        return self.held - self.held_after
 
 
 def eviction_cost(model: ResidentModel, now: float) -> float:
@@ -62,10 +68,10 @@ def evict_for(
     An empty tuple means it fits already.
     """
     others = [model for model in resident if model.name != target.name]
-    need = sum(model.footprint for model in others) + target.footprint - budget
+    need = sum(model.held for model in others) + target.held - budget
     if need <= 0:
         return ()
-    if target.footprint > budget:
+    if target.held > budget:
         return None
     if len(others) <= EXACT_SEARCH_LIMIT:
         return _cheapest_cover(others, need, now)
@@ -122,13 +128,13 @@ def evict_fifo(
 ) -> tuple[str, ...] | None:
     """The naive baseline: unload in the order models were loaded until ``target`` fits."""
     del now  # same signature as evict_for; FIFO ignores time
-    if target.footprint > budget:
+    if target.held > budget:
         return None
     others = sorted(
         (model for model in resident if model.name != target.name),
         key=lambda m: (m.loaded_at, m.name),
     )
-    used = sum(model.footprint for model in others) + target.footprint
+    used = sum(model.held for model in others) + target.held
     victims: list[str] = []
     for model in others:
         if used <= budget:

@@ -22,7 +22,7 @@ from runtime.gateway.errors import ModelUnavailableError
 from runtime.gateway.eviction import ResidentModel, evict_for
 from runtime.gateway.ledger import BudgetExceededError, MemoryLedger
 from runtime.gateway.metrics import GatewayMetrics
-from runtime.gateway.scheduler import ModelState
+from runtime.gateway.policies import ModelState
 from runtime.gateway.slot import ModelSlot
 from runtime.logs import get_logger
 from runtime.settings import Device
@@ -107,7 +107,7 @@ class Residency:
         backend = slot.backend
         if not isinstance(backend, ProcessBackend) or not backend.alive():
             return False
-        host_need = slot.sleep_footprint if slot.sleep_level == 1 else 0
+        host_need = slot.sleep_host_footprint if slot.sleep_level == 1 else 0
         if not await self._make_host_room(slot, host_need):
             return False
         self.ledger.reserve(slot.name, host_need, host=True)
@@ -124,7 +124,7 @@ class Residency:
         freed = self.ledger.release(slot.name)
         if kept:
             self.ledger.reserve(slot.name, kept)  # fits: it held more a moment ago
-        slot.sleep_bytes = slot.sleep_bytes_seen = kept
+        slot.sleep_device_held = slot.sleep_device_measured = kept
         slot.state = ModelState.SLEEPING
         self.metrics.swap(slot.name, "sleep", seconds, reason)
         _log.info(
@@ -187,7 +187,7 @@ class Residency:
             if isinstance(backend, ProcessBackend):
                 await backend.stop()
             freed = self.ledger.release(slot.name) + self.ledger.release(slot.name, host=True)
-            slot.sleep_bytes = 0
+            slot.sleep_device_held = 0
             seconds = time.monotonic() - started
             self.metrics.swap(slot.name, "stop", seconds, reason)
             _log.info(
@@ -227,7 +227,7 @@ class Residency:
         if not isinstance(backend, ProcessBackend) or not backend.alive():
             return False
         self.ledger.release(slot.name)  # what it kept asleep: part of the footprint again
-        slot.sleep_bytes = 0
+        slot.sleep_device_held = 0
         self._reserve(slot)
         slot.state = ModelState.STARTING
         started = time.monotonic()
@@ -251,7 +251,7 @@ class Residency:
         await backend.stop()  # leftovers of a failed or sleeping server
         self.ledger.release(slot.name)
         self.ledger.release(slot.name, host=True)
-        slot.sleep_bytes = 0
+        slot.sleep_device_held = 0
         self._reserve(slot)
         slot.state = ModelState.STARTING
         _log.info("load_start", model=slot.name, bytes=slot.footprint)
@@ -323,7 +323,7 @@ class Residency:
         """What to evict so ``slot`` fits at its ``measured`` size; None if nothing can.
 
         Counted as the swap scheduler counts: a sleep-mode victim keeps its remains on the
-        device (``keeps``), and a sleeping model that holds bytes is a candidate too. Counting
+        device (``held_after``), and a sleeping model that holds bytes is a candidate too. Counting
         each victim's whole footprint as freed, a slept victim's remains broke the budget
         when the larger figure went into the ledger (found by the state machine:
         ``test_a_larger_load_does_not_break_the_budget_when_its_victim_sleeps``); the caller
@@ -337,7 +337,7 @@ class Residency:
                 reload_s=s.reload_s,
                 in_flight=s.in_flight,
                 loaded_at=s.loaded_at,
-                keeps=s.keeps_asleep if s.state is ModelState.READY else 0,
+                held_after=s.sleep_device_expected if s.state is ModelState.READY else 0,
             )
             for s in self.slots.values()
             if s is not slot

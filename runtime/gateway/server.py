@@ -30,8 +30,8 @@ from starlette.routing import Route
 
 from runtime.gateway.auth import LOGIN_PATH, BearerAuth
 from runtime.gateway.errors import BadRequestError, GatewayError
+from runtime.gateway.policies import ModelState
 from runtime.gateway.proxy import error_body
-from runtime.gateway.scheduler import ModelState
 from runtime.gateway.service import GatewayService
 from runtime.gateway.ui import StatusPage
 

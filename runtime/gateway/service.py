@@ -36,6 +36,7 @@ from runtime.gateway.config import (
 from runtime.gateway.errors import GatewayError, ModelUnavailableError, UpstreamError
 from runtime.gateway.ledger import MemoryLedger
 from runtime.gateway.metrics import GatewayMetrics
+from runtime.gateway.policies import SchedulingPolicy, policy_for
 from runtime.gateway.proxy import (
     End,
     Head,
@@ -44,7 +45,6 @@ from runtime.gateway.proxy import (
     forward_headers,
     sse_error,
 )
-from runtime.gateway.scheduler import SchedulingPolicy, policy_for
 from runtime.gateway.slot import Admission, ModelSlot
 from runtime.gateway.swap import SwapScheduler
 from runtime.process import free_port
@@ -115,7 +115,7 @@ def _slot(entry: ModelConfig, backend: Backend, config: GatewayConfig) -> ModelS
         entry.load_estimate_s,
         swap=entry.swap,
         sleep_level=entry.sleep_level,
-        sleep_footprint=entry.sleep_footprint or entry.footprint,
+        sleep_host_footprint=entry.sleep_footprint or entry.footprint,
         sleep_device_footprint=entry.sleep_device_footprint,
         request_timeout_s=timeout,
     )

@@ -1,6 +1,16 @@
 """One model's runtime record: its backend, state, admitted requests and queue.
 
-A :class:`ModelSlot` is plain bookkeeping owned by the swap scheduler; it decides nothing.
+A :class:`ModelSlot` is plain bookkeeping owned by the swap scheduler; it decides nothing. It is
+the one record of a model's state: a policy sees it through :meth:`ModelSlot.view` (a frozen
+:class:`~runtime.gateway.policies.ModelView`), eviction through
+:meth:`~runtime.gateway.policies.ModelView.as_resident`.
+
+Bytes, one word each: *device* or *host* says where; ``footprint`` is what a model holds on
+the device once loaded (declared, raised to the measured figure on CUDA); ``sleep_*`` is what
+it keeps while it sleeps; *declared* comes from the config, *measured* from NVML, *held* is
+accounted now, *expected* is what it would keep if it slept now (measured last time, else
+declared). The config's keys keep their names: ``sleep_footprint`` is
+:attr:`ModelSlot.sleep_host_footprint`.
 An :class:`Admission` is one admitted request (or a lease held by a graph node): it counts as in
 flight until released, and the scheduler can revoke it (drain timeout, backend death), which
 cancels the work attached to it with a reason the client sees.
@@ -16,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from runtime.gateway.backends import Backend
-from runtime.gateway.scheduler import ModelState, ModelView
+from runtime.gateway.policies import ModelState, ModelView
 
 _ids = itertools.count(1)
 
@@ -71,13 +81,14 @@ class ModelSlot:
     reload_s: float
     swap: str = "stop"
     sleep_level: int = 1
-    sleep_footprint: int = 0
+    sleep_host_footprint: int = 0
+    """Declared host bytes it takes while it sleeps at level 1 (the weights, in RAM)."""
     sleep_device_footprint: int = 0
     """Declared device bytes a sleeping server keeps (used when they cannot be measured)."""
-    sleep_bytes: int = 0
-    """Device bytes accounted for the server while it sleeps (measured, else declared)."""
-    sleep_bytes_seen: int | None = None
-    """What it kept the last time it slept (None before its first sleep)."""
+    sleep_device_held: int = 0
+    """Device bytes held for the server while it sleeps now (0 unless it sleeps)."""
+    sleep_device_measured: int | None = None
+    """Device bytes it kept the last time it slept, measured (None before its first sleep)."""
     request_timeout_s: float = 300.0
     state: ModelState = ModelState.STOPPED
     admissions: set[Admission] = field(default_factory=set)
@@ -150,14 +161,14 @@ class ModelSlot:
             last_used=self.last_used,
             loaded_at=self.loaded_at,
             reload_s=self.reload_s,
-            sleep_bytes=self.sleep_bytes,
-            keeps_asleep=self.keeps_asleep,
+            sleep_device_held=self.sleep_device_held,
+            sleep_device_expected=self.sleep_device_expected,
         )
 
     @property
-    def keeps_asleep(self) -> int:
+    def sleep_device_expected(self) -> int:
         """Device bytes it would keep if slept now: as last time, else as declared."""
         if self.swap != "sleep":
             return 0
-        seen = self.sleep_bytes_seen
+        seen = self.sleep_device_measured
         return self.sleep_device_footprint if seen is None else seen

@@ -35,8 +35,8 @@ from runtime.gateway.errors import (
 )
 from runtime.gateway.ledger import MemoryLedger
 from runtime.gateway.metrics import GatewayMetrics
+from runtime.gateway.policies import DeviceView, ModelState, SchedulingPolicy
 from runtime.gateway.residency import Residency
-from runtime.gateway.scheduler import DeviceView, ModelState, SchedulingPolicy
 from runtime.gateway.slot import Admission, ModelSlot, Waiter
 from runtime.logs import get_logger
 from runtime.settings import Device

@@ -9,6 +9,7 @@ from agents.researcher import research
 from agents.schemas import ResearchBrief
 from agents.structured import TruncatedOutputError, chat_model, token_budget
 from graphs.context import Context
+from graphs.roles import every_role
 from graphs.state import InputState
 from graphs.swarm import graph
 from runtime.vllm import VLLMServer
@@ -50,24 +51,26 @@ async def test_tiny_budget_is_a_truncation_error(
         await research(TASK, llm, model_name=coder_server.spec.served_name)
 
 
+def on_one_model(server: VLLMServer) -> Context:
+    """Every role on the server's model, no fallback, one revision round at most."""
+    name = server.spec.served_name
+    return Context(
+        base_url=server.base_url, **every_role(name), fallback_model=None, max_revisions=1
+    )
+
+
 async def test_swarm_run_end_to_end(coder_server: VLLMServer) -> None:
     """The whole graph with the real model: a valid final report, metrics filled."""
-    name = coder_server.spec.served_name
-    context = Context(
-        base_url=coder_server.base_url,
-        researcher_model=name,
-        coder_model=name,
-        auditor_model=name,
-        summarizer_model=name,
-        fallback_model=None,
-        max_revisions=1,
-    )
+    context = on_one_model(coder_server)
     out = await graph.ainvoke(InputState(task=TASK), context=context, version="v2")
     state = out.value
     report = state.report
     assert report is not None  # every run ends with a report, whatever the model did
     assert state.metrics
-    assert all(m.model == name and m.prompt_tokens > 0 and m.seconds > 0 for m in state.metrics)
+    assert all(
+        m.model == coder_server.spec.served_name and m.prompt_tokens > 0 and m.seconds > 0
+        for m in state.metrics
+    )
     assert report.prompt_tokens == sum(m.prompt_tokens for m in state.metrics)
     nodes = [m.node for m in state.metrics]
     if state.status == "failed":
@@ -102,16 +105,7 @@ async def test_a_line_longer_than_100_characters_is_written_whole(
     coder_server: VLLMServer,
 ) -> None:
     """The old format (code as JSON lines of at most 100 characters) cut this line."""
-    name = coder_server.spec.served_name
-    context = Context(
-        base_url=coder_server.base_url,
-        researcher_model=name,
-        coder_model=name,
-        auditor_model=name,
-        summarizer_model=name,
-        fallback_model=None,
-        max_revisions=1,
-    )
+    context = on_one_model(coder_server)
     out = await graph.ainvoke(InputState(task=LONG_LINE_TASK), context=context, version="v2")
     report = out.value.report
     assert report is not None and report.outcome == "approved", report

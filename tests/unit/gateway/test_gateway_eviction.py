@@ -84,7 +84,7 @@ def test_a_single_small_model_is_not_enough() -> None:
     mid = model("mid", 2, last_used=NOW - 5, reload_s=10)
     victims = evict_for(model("t", 3), [tiny, mid], 4 * GB, NOW)
     assert victims is not None
-    freed = sum(m.footprint for m in (tiny, mid) if m.name in victims)
+    freed = sum(m.held for m in (tiny, mid) if m.name in victims)
     assert 0.5 * GB + 3 * GB - freed <= 4 * GB and victims == ("mid",)
 
 
@@ -99,7 +99,7 @@ def test_the_greedy_search_for_many_models_still_frees_enough() -> None:
     resident = [model(f"m{i}", 1, last_used=NOW - i * 10, reload_s=5 + i) for i in range(count)]
     victims = evict_for(model("t", 3), resident, count * GB, NOW)
     assert victims is not None and len(victims) == 3
-    used = sum(m.footprint for m in resident if m.name not in victims) + 3 * GB
+    used = sum(m.held for m in resident if m.name not in victims) + 3 * GB
     assert used <= count * GB
 
 
@@ -113,7 +113,7 @@ def test_victims_come_cheapest_first_and_results_are_deterministic() -> None:
 def test_what_a_sleeping_victim_keeps_is_not_freed() -> None:
     """A sleep-mode model keeps its remains on the device (CUDA context, graph pools) when
     evicted: it frees only the rest, so the choice must cover the need with what is freed."""
-    warm = ResidentModel("warm", 4 * GB, last_used=NOW, reload_s=1.0, keeps=3 * GB)
+    warm = ResidentModel("warm", 4 * GB, last_used=NOW, reload_s=1.0, held_after=3 * GB)
     cold = ResidentModel("cold", 2 * GB, last_used=NOW, reload_s=30.0)
     target = model("t", 3)
     # Counting warm's whole 4 GB, warm alone (cheap to bring back) would do; it frees 1 GB.
@@ -121,6 +121,6 @@ def test_what_a_sleeping_victim_keeps_is_not_freed() -> None:
     assert evict_for(target, [warm, cold], 6 * GB, NOW) == ("warm", "cold")
     assert evict_for(target, [warm], 4 * GB, NOW) is None  # 3 GB stay: never enough
     assert evict_fifo(target, [warm], 4 * GB, NOW) is None
-    many = [ResidentModel(f"m{i}", GB, keeps=GB // 2) for i in range(EXACT_SEARCH_LIMIT + 2)]
+    many = [ResidentModel(f"m{i}", GB, held_after=GB // 2) for i in range(EXACT_SEARCH_LIMIT + 2)]
     greedy = evict_for(model("t", 2), many, (EXACT_SEARCH_LIMIT + 2) * GB, NOW)
     assert greedy is not None and len(greedy) == 4  # half a GB each for the 2 GB needed

@@ -25,7 +25,7 @@ import httpx
 import hypothesis.strategies as st
 from hypothesis import given, settings
 
-from runtime.gateway.scheduler import ModelState
+from runtime.gateway.policies import ModelState
 from runtime.gateway.server import build_app
 from runtime.settings import Device
 from tests.unit.gateway.virtual_gateway import MB, ModelSpec, VirtualGateway, virtual_gateway

@@ -23,7 +23,7 @@ import httpx
 import pytest
 import structlog
 
-from runtime.gateway.scheduler import ModelState
+from runtime.gateway.policies import ModelState
 from runtime.gateway.service import GatewayService, _unseeded_if_sampled, usage_of
 from tests.fakes import openai_command, vllm_command
 from tests.prometheus import sample, samples

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, replace
 
 import pytest
 
-from runtime.gateway.scheduler import (
+from runtime.gateway.policies import (
     ALL,
     DeviceView,
     FifoMutexPolicy,
@@ -311,13 +311,13 @@ def test_grouping_swaps_far_less_than_the_fifo_baseline() -> None:
 def test_a_sleeping_model_that_keeps_device_bytes_is_resident_and_can_be_stopped() -> None:
     """Sleeping, a model still holds its remains: they count against the budget, and
     stopping it is how a load gets them back."""
-    asleep = replace(mv("asleep", ModelState.SLEEPING), sleep_bytes=GB // 2)
+    asleep = replace(mv("asleep", ModelState.SLEEPING), sleep_device_held=GB // 2)
     gone = mv("gone", ModelState.SLEEPING)  # keeps nothing: not resident
-    ready = replace(mv("ready", READY, last_used=0.0), keeps_asleep=GB)
+    ready = replace(mv("ready", READY, last_used=0.0), sleep_device_expected=GB)
     target = replace(mv("t", queued=1, oldest_wait_s=1.0), footprint=GB)
     devices = view(asleep, gone, ready, target, budget=3 * GB)
     assert [m.name for m in devices.resident()] == ["asleep", "ready"]
-    assert asleep.held_bytes == GB // 2 and gone.held_bytes == 0 and ready.held_bytes == 2 * GB
+    assert asleep.device_held == GB // 2 and gone.device_held == 0 and ready.device_held == 2 * GB
     # 0.5 + 2 + 1 > 3: sleeping "ready" frees 1 of its 2 GB, enough; or stop "asleep"
     victims = GroupedPolicy().victims(target, devices, 100.0)
     assert victims is not None and len(victims) == 1

@@ -75,7 +75,7 @@ from starlette.responses import StreamingResponse
 
 from runtime.gateway.errors import GatewayError
 from runtime.gateway.ledger import LedgerSnapshot
-from runtime.gateway.scheduler import ModelState
+from runtime.gateway.policies import ModelState
 from tests.unit.gateway.virtual_gateway import (
     MB,
     FakeBackend,

@@ -5,7 +5,7 @@ with a :class:`Plan`: which queued requests to admit, which model to load next (
 swaps are exclusive), which idle models to unload, and when to look again. The stateful owner
 that carries plans out is :class:`runtime.gateway.swap.SwapScheduler`.
 
-Two policies:
+The policies (``scheduling.policy`` in the config):
 
 - :class:`GroupedPolicy`, the gateway's: requests to a ready model are admitted at once and run
   concurrently (continuous batching). Queued requests wait grouped by model; the device swaps
@@ -15,6 +15,12 @@ Two policies:
   queue before the device swaps away and no model starves.
 - :class:`FifoMutexPolicy`, the naive baseline: one request at a time on the whole device, in
   arrival order, with FIFO eviction. It exists to be measured against.
+- :class:`FifoPolicy`, between the two: the device serves the model of the oldest queued
+  request; requests to a ready model run concurrently.
+
+A new policy is a class that satisfies :class:`SchedulingPolicy` (``name``,
+``admits_directly``, ``plan``, ``victims``), registered in :func:`policy_for`:
+runtime/gateway/DESIGN.md, "How to add a policy".
 """
 
 from __future__ import annotations
@@ -50,6 +56,7 @@ class ModelView:
     name: str
     state: ModelState
     footprint: int
+    """Device bytes it holds once loaded (the slot's :attr:`~ModelSlot.footprint`)."""
     in_flight: int = 0
     queued: int = 0
     oldest_wait_s: float = 0.0
@@ -57,17 +64,17 @@ class ModelView:
     last_used: float = 0.0
     loaded_at: float = 0.0
     reload_s: float = 30.0
-    sleep_bytes: int = 0
-    """Device bytes the model keeps while it sleeps (CUDA context, graph pools)."""
-    keeps_asleep: int = 0
+    sleep_device_held: int = 0
+    """Device bytes held for it while it sleeps now (CUDA context, graph pools; 0 awake)."""
+    sleep_device_expected: int = 0
     """Device bytes it would keep if it were slept now (0 unless it swaps by sleeping)."""
 
     @property
-    def held_bytes(self) -> int:
+    def device_held(self) -> int:
         """Device bytes the model holds now: its footprint when ready, its remains asleep."""
         if self.state is ModelState.READY:
             return self.footprint
-        return self.sleep_bytes if self.state is ModelState.SLEEPING else 0
+        return self.sleep_device_held if self.state is ModelState.SLEEPING else 0
 
     def as_resident(self, *, loaded: bool = False) -> ResidentModel:
         """This model as eviction sees it: holding what it holds now, or (``loaded``) loaded.
@@ -76,13 +83,13 @@ class ModelView:
         """
         return ResidentModel(
             self.name,
-            self.footprint if loaded else self.held_bytes,
+            self.footprint if loaded else self.device_held,
             last_used=self.last_used,
             reload_s=self.reload_s,
             in_flight=self.in_flight,
             queued=self.queued,
             loaded_at=self.loaded_at,
-            keeps=self.keeps_asleep if self.state is ModelState.READY else 0,
+            held_after=self.sleep_device_expected if self.state is ModelState.READY else 0,
         )
 
 
@@ -101,7 +108,7 @@ class DeviceView:
 
     def resident(self) -> list[ModelView]:
         """Models holding budget bytes: the ready ones, and sleeping ones that keep some."""
-        return [m for m in self.models if m.held_bytes > 0]
+        return [m for m in self.models if m.device_held > 0]
 
     def get(self, name: str) -> ModelView:
         """The model called ``name``."""
