@@ -11,7 +11,7 @@
    mark taken before the hold (the difference of used bytes where NVML cannot attribute).
 3. ``gateway``: the real gateway (``python -m runtime.gateway.cli``, device ``cuda``, the
    budget from NVML) with three fake model servers that hold real GPU memory
-   (``tests/fakes/vllm_backend.py --gpu-bytes``): two swap by sleeping (their bytes move to
+   (``tests/fakes/model_server.py --gpu-bytes``): two swap by sleeping (their bytes move to
    host RAM, the CUDA context stays, as with vLLM's sleep mode) and one, declared smaller than
    it is, swaps by stopping. A mixed workload runs while a sampler reads ``/running`` (the
    ledger) and NVML (what the GPU really holds, less what was in use before) every 0.1 s:
@@ -50,7 +50,7 @@ from runtime.gateway.budget import DeviceMark, measure_footprint
 from runtime.nvml import NVMLUnavailableError, device_memory
 from runtime.process import ManagedProcess, free_port
 from runtime.settings import Device
-from tests.fakes import vllm_command
+from tests.fakes import fake_command
 
 ROOT = Path(__file__).resolve().parent.parent
 GiB = 2**30
@@ -118,7 +118,7 @@ def gateway_config(work: Path, *, gpu: bool) -> dict[str, Any]:
     """Three fake models holding real GPU memory (nothing when ``gpu`` is False)."""
 
     def fake(name: str, hold: int, **entry: Any) -> dict[str, Any]:
-        command = vllm_command(
+        command = fake_command(
             load_time=0.5,
             tokens=16,
             token_rate=160,

@@ -22,7 +22,7 @@ import yaml
 from runtime.process import ManagedProcess, free_port
 from runtime.settings import Device
 from runtime.vllm import VLLMServer, VLLMSpec
-from tests.fakes import vllm_command
+from tests.fakes import fake_command
 
 ROOT = Path(__file__).resolve().parent.parent
 MB = 10**6
@@ -80,8 +80,8 @@ class FakeSpec:
 
 
 def fake_model(name: str, spec: FakeSpec, *, sleep: bool = False) -> dict[str, Any]:
-    """A ``command`` model running ``tests/fakes/vllm_backend.py`` (with sleep mode if asked)."""
-    command = vllm_command(
+    """A ``command`` model running ``tests/fakes/model_server.py`` (with sleep mode if asked)."""
+    command = fake_command(
         load_time=spec.load_time_s,
         footprint=spec.footprint,
         tokens=spec.tokens,

@@ -377,7 +377,7 @@ def markdown(results: dict[str, Any]) -> str:
         f"- versions: {', '.join(f'{k} {v}' for k, v in ver.items())}",
         f"- wall time: {results['wall_s']:.0f} s",
         "- part 2 and the `fake-*` rows of part 3 use the fake backend "
-        "(tests/fakes/vllm_backend.py): **fake-backend numbers**, not vLLM's.",
+        "(tests/fakes/model_server.py): **fake-backend numbers**, not vLLM's.",
         "",
         "| measurement | arm | value | note |",
         "|---|---|---|---|",

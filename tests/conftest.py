@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 from runtime.process import ManagedProcess
-from tests.fakes import FakeOpenAI, openai_command
+from tests.fakes import FakeOpenAI, fake_command
 from tests.postgres import PostgresServer, throwaway_postgres
 from tests.support.network import allow_loopback_port, allowed_port, allowed_ports
 
@@ -66,12 +66,15 @@ def _network_guard(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPat
     monkeypatch.setattr(socket.socket, "connect_ex", connect_ex)
 
 
-def start_fake_server(log_dir: Path, *extra: str, model: str = "fake-model") -> FakeOpenAI:
-    """Start a fake server process (caller stops it) and allow unit tests to reach it."""
+def start_fake_server(log_dir: Path, model: str = "fake-model", **options: Any) -> FakeOpenAI:
+    """Start a scripted fake server process (caller stops it) and allow unit tests to reach it.
+
+    ``options`` are :func:`tests.fakes.fake_command`'s (``latency=0.5``, ``load_time=2``, ...).
+    """
     port = allowed_port()
     process = ManagedProcess(
         f"fake:{port}",
-        openai_command(port, *extra, model=model),
+        fake_command(port, model, **{"scripted": True, **options}),
         health_url=f"http://127.0.0.1:{port}/health",
         log_path=log_dir / f"fake-{port}.log",
         start_timeout_s=30,

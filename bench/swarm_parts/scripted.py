@@ -28,7 +28,7 @@ from bench.load import median
 from bench.parts import SMALL
 from bench.swarm_parts.common import SwarmRun, one_model_context, one_run
 from runtime.process import ManagedProcess
-from tests.fakes import FakeOpenAI, openai_command
+from tests.fakes import FakeOpenAI, fake_command
 
 
 @contextmanager
@@ -37,7 +37,7 @@ def fake_server(work: Workspace, port_for: PortFor) -> Iterator[FakeOpenAI]:
     port = port_for()
     process = ManagedProcess(
         f"bench-fake:{port}",
-        openai_command(port, model="fake-model"),
+        fake_command(port, "fake-model", scripted=True),
         health_url=f"http://127.0.0.1:{port}/health",
         log_path=work.file(f"logs/fake-openai-{port}.log"),
         start_timeout_s=60,

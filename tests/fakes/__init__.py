@@ -1,13 +1,14 @@
-"""Fake model servers that the tests and the benchmark start as real processes.
+"""The fake model server that the tests and the benchmark start as real processes.
 
-- ``openai_server.py``: a scripted OpenAI-compatible server; :class:`FakeOpenAI` drives a
-  running one (queues its answers, reads the requests it received).
-- ``vllm_backend.py``: a fake vLLM server for the gateway (load time, footprint, speed,
-  sleep mode, canned answers, GPU memory real or simulated).
+- ``model_server.py``: one server, two personas (its docstring): by default a fake vLLM for
+  the gateway (load time, footprint, speed, streaming, sleep mode, canned answers, GPU memory
+  real or simulated); with ``scripted=True`` the scripted OpenAI-compatible server of the
+  graph, CLI and process tests (any model name, an echo where nothing is scripted). Both take
+  a script of answers and record the requests they get; :class:`FakeOpenAI` drives either.
 
-This package is the one place that knows where the scripts are and how their command lines
-read: build them with :func:`openai_command` and :func:`vllm_command` (the benchmark imports
-them too: ``from tests.fakes import vllm_command``), never from a path of your own.
+This package is the one place that knows where the script is and how its command line reads:
+build it with :func:`fake_command` (the benchmark imports it too: ``from tests.fakes import
+fake_command``), never from a path of your own.
 """
 
 from __future__ import annotations
@@ -22,29 +23,15 @@ import httpx
 from runtime.process import ManagedProcess
 
 FAKES = Path(__file__).resolve().parent
-OPENAI_SERVER = FAKES / "openai_server.py"
-"""The scripted OpenAI-compatible server."""
-VLLM_BACKEND = FAKES / "vllm_backend.py"
-"""The fake vLLM server (also how :func:`tests.support.gateway.live_fakes` finds them)."""
+MODEL_SERVER = FAKES / "model_server.py"
+"""The fake model server (also how :func:`tests.support.gateway.live_fakes` finds them)."""
 
 
-def openai_command(port: int | str = "{port}", *extra: str, model: str | None = None) -> list[str]:
-    """``python tests/fakes/openai_server.py --port PORT [--model MODEL] EXTRA...``.
-
-    ``port`` may stay the gateway's ``{port}`` placeholder (a ``command`` model); ``extra`` are
-    further options as written (``--latency``, ``--load-time``, ``--spawn-child``,
-    ``--exit-at-start``).
-    """
-    command = [sys.executable, str(OPENAI_SERVER), "--port", str(port)]
-    if model is not None:
-        command += ["--model", model]
-    return [*command, *extra]
-
-
-def vllm_command(
+def fake_command(
     port: int | str = "{port}",
     model: str = "{name}",
     *,
+    scripted: bool = False,
     footprint: int | None = None,
     tag: str | None = None,
     load_time: float | None = None,
@@ -56,15 +43,19 @@ def vllm_command(
     sim_gpu_dir: Path | str | None = None,
     gpu_context_bytes: int | None = None,
     sleep_mode: bool = False,
+    spawn_child: bool = False,
+    exit_at_start: int | None = None,
 ) -> list[str]:
-    """``python tests/fakes/vllm_backend.py`` with these options (None: the server's default).
+    """``python tests/fakes/model_server.py`` with these options (None: the server's default).
 
     ``port`` and ``model`` default to the gateway's ``{port}`` and ``{name}`` placeholders, for
-    a ``command`` model; the options are the server's (see its docstring): ``footprint`` (the
-    bytes it declares), ``tag`` (a text to find its processes by), ``load_time`` (s),
-    ``token_rate`` (tokens/s), ``latency`` (s), ``tokens`` (per answer), ``answers`` (a JSON
-    file of canned answers), ``gpu_bytes`` (GPU memory to hold), ``sim_gpu_dir`` and
-    ``gpu_context_bytes`` (simulated GPU memory), ``sleep_mode`` (vLLM's sleep routes).
+    a ``command`` model; the options are the server's (see its docstring): ``scripted`` (the
+    scripted persona), ``footprint`` (the bytes it declares), ``tag`` (a text to find its
+    processes by), ``load_time`` (s), ``token_rate`` (tokens/s), ``latency`` (s), ``tokens``
+    (per answer), ``answers`` (a JSON file of canned answers), ``gpu_bytes`` (GPU memory to
+    hold), ``sim_gpu_dir`` and ``gpu_context_bytes`` (simulated GPU memory), ``sleep_mode``
+    (vLLM's sleep routes), ``spawn_child`` (a sleeping child process), ``exit_at_start`` (exit
+    at once with this code).
     """
     options: dict[str, Any] = {
         "footprint": footprint,
@@ -77,19 +68,19 @@ def vllm_command(
         "gpu_bytes": gpu_bytes,
         "sim_gpu_dir": sim_gpu_dir,
         "gpu_context_bytes": gpu_context_bytes,
+        "exit_at_start": exit_at_start,
     }
-    command = [sys.executable, str(VLLM_BACKEND), "--port", str(port), "--model", model]
+    flags = {"scripted": scripted, "sleep_mode": sleep_mode, "spawn_child": spawn_child}
+    command = [sys.executable, str(MODEL_SERVER), "--port", str(port), "--model", model]
     for key, value in options.items():
         if value is not None:
             command += [f"--{key.replace('_', '-')}", str(value)]
-    if sleep_mode:
-        command.append("--sleep-mode")
-    return command
+    return command + [f"--{key.replace('_', '-')}" for key, on in flags.items() if on]
 
 
 @dataclass
 class FakeOpenAI:
-    """Handle on a running scripted OpenAI-compatible server (``openai_server.py``)."""
+    """Handle on a running fake model server (``model_server.py``, either persona)."""
 
     process: ManagedProcess
     port: int
@@ -117,6 +108,13 @@ class FakeOpenAI:
         reply.raise_for_status()
         bodies: list[dict[str, Any]] = reply.json()
         return bodies
+
+    def info(self) -> dict[str, Any]:
+        """Its pid, footprint, sleep state and request counts (``GET /_fake/info``)."""
+        reply = httpx.get(self._url("/_fake/info"), trust_env=False, timeout=self.timeout_s)
+        reply.raise_for_status()
+        info: dict[str, Any] = reply.json()
+        return info
 
     def reset(self) -> None:
         """Forget the script and the recorded requests."""

@@ -25,7 +25,7 @@ from runtime.gateway.ledger import LedgerSnapshot
 from runtime.gateway.server import build_app
 from runtime.gateway.service import GatewayService, prepare
 from runtime.process import ManagedProcess
-from tests.fakes import VLLM_BACKEND, vllm_command
+from tests.fakes import MODEL_SERVER, fake_command
 from tests.support import ROOT
 from tests.support.network import allowed_port
 
@@ -52,7 +52,7 @@ def fake_model(name: str, tag: str, *, footprint: int = 600 * MB, **opts: Any) -
     ``swap="sleep"`` also starts the server in sleep mode.
     """
     options = {key: opts.pop(key) for key in FAKE_OPTIONS if key in opts}
-    args = vllm_command(
+    args = fake_command(
         footprint=footprint, tag=tag, sleep_mode=opts.get("swap") == "sleep", **options
     )
     return {
@@ -90,7 +90,7 @@ def live_fakes(tag: str) -> dict[int, int]:
             argv = (entry / "cmdline").read_bytes().split(b"\0")
         except OSError:
             continue
-        if str(VLLM_BACKEND).encode() in argv and tag.encode() in argv:
+        if str(MODEL_SERVER).encode() in argv and tag.encode() in argv:
             found[int(entry.name)] = int(argv[argv.index(b"--footprint") + 1])
     return found
 

@@ -5,6 +5,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -16,17 +17,17 @@ from runtime.process import (
     process_start,
     stop_group,
 )
-from tests.fakes import openai_command
+from tests.fakes import fake_command
 from tests.support.network import allow_loopback_port
 from tests.support.processes import pid_alive
 
 
-def fake_process(tmp_path: Path, *extra: str, timeout: float = 30) -> ManagedProcess:
+def fake_process(tmp_path: Path, timeout: float = 30, **options: Any) -> ManagedProcess:
     port = free_port()
     allow_loopback_port(port)
     return ManagedProcess(
         "fake",
-        openai_command(port, *extra),
+        fake_command(port, "fake-model", scripted=True, **options),
         health_url=f"http://127.0.0.1:{port}/health",
         log_path=tmp_path / "fake.log",
         start_timeout_s=timeout,
@@ -40,7 +41,7 @@ def state_of(proc: ManagedProcess) -> ProcessState:
 
 
 def test_start_waits_for_health_and_stop_ends_the_group(tmp_path: Path) -> None:
-    proc = fake_process(tmp_path, "--load-time", "1.5", "--spawn-child")
+    proc = fake_process(tmp_path, load_time=1.5, spawn_child=True)
     started = time.monotonic()
     with proc:
         assert time.monotonic() - started >= 1.5  # health answered 503 while loading
@@ -58,7 +59,7 @@ def test_start_waits_for_health_and_stop_ends_the_group(tmp_path: Path) -> None:
 
 
 def test_exit_during_start_reports_the_log_tail(tmp_path: Path) -> None:
-    proc = fake_process(tmp_path, "--exit-at-start", "3")
+    proc = fake_process(tmp_path, exit_at_start=3)
     with pytest.raises(
         ServerStartError, match="exited with code 3(.|\n)*failing at start as asked"
     ):
@@ -67,7 +68,7 @@ def test_exit_during_start_reports_the_log_tail(tmp_path: Path) -> None:
 
 
 def test_health_deadline_stops_the_process(tmp_path: Path) -> None:
-    proc = fake_process(tmp_path, "--load-time", "60", timeout=2)
+    proc = fake_process(tmp_path, timeout=2, load_time=60)
     with pytest.raises(ServerStartError, match="not healthy .* within 2 s"):
         proc.start()
     assert not proc.alive()

@@ -17,7 +17,7 @@ from tests import fakes
 from tests.support import ROOT
 
 TEST_MODULE = re.compile(r"^tests(\.\w+)*\.(test_\w+|conftest)$")
-PATH_PARTS = {"tests", "fakes", "vllm_backend.py", "openai_server.py"}
+PATH_PARTS = {"tests", "fakes", "model_server.py"}
 """Strings that build a path to a fake server; only ``tests/fakes/__init__.py`` knows it."""
 
 
@@ -93,11 +93,11 @@ def test_the_rules_see_late_imports_and_path_parts(tmp_path: Path) -> None:
         "def f():\n"
         "    from tests.unit.test_graph import brief\n"
         "    import tests.conftest\n"
-        "    return ROOT / 'tests' / 'fakes' / 'vllm_backend.py', {'tests': 1}['tests']\n"
+        "    return ROOT / 'tests' / 'fakes' / 'model_server.py', {'tests': 1}['tests']\n"
     )
     modules = imported_modules(module)
     assert modules == {"tests.unit.test_graph", "tests.conftest"}
     assert all(TEST_MODULE.match(m) for m in modules)
     assert not TEST_MODULE.match("tests.support.gateway")
     assert not TEST_MODULE.match("tests.unit.gateway.virtual_gateway")
-    assert path_parts(module) == {"tests", "fakes", "vllm_backend.py"}
+    assert path_parts(module) == {"tests", "fakes", "model_server.py"}

@@ -24,14 +24,14 @@ from runtime.gateway.lock import DeviceBusyError
 from runtime.process import ManagedProcess, free_port
 from runtime.provision import MANIFEST
 from runtime.settings import Device, load_settings
-from tests.fakes import vllm_command
+from tests.fakes import fake_command
 from tests.support import ROOT
 from tests.support.network import allow_loopback_port
 from tests.support.processes import dead_pid
 
 
 def config_file(tmp_path: Path) -> Path:
-    fake = vllm_command()
+    fake = fake_command()
     config = {
         "device": "cpu",
         "state_dir": str(tmp_path / "state"),

@@ -25,7 +25,7 @@ import structlog
 
 from runtime.gateway.policies import ModelState
 from runtime.gateway.service import GatewayService, _unseeded_if_sampled, usage_of
-from tests.fakes import openai_command, vllm_command
+from tests.fakes import fake_command
 from tests.prometheus import sample, samples
 from tests.support import ROOT
 from tests.support.gateway import MB, Live, fake_model, live_gateway, write_config
@@ -100,7 +100,7 @@ async def test_bodies_pass_through_unchanged_and_models_are_listed(tmp_path: Pat
     recorder = {
         "name": "rec",
         "backend": "command",
-        "command": openai_command(model="rec"),
+        "command": fake_command(model="rec", scripted=True),
         "footprint": 100 * MB,
     }
     config = write_config(tmp_path, [recorder], 1000 * MB)
@@ -294,7 +294,7 @@ async def test_remote_models_are_routed_never_swapped_nor_counted(tmp_path: Path
     models = [remote, fake_model("a", tag)]
     config = write_config(tmp_path, models, 1000 * MB)
     fake = await asyncio.create_subprocess_exec(
-        *vllm_command(port, "upstream-name"), start_new_session=True
+        *fake_command(port, "upstream-name"), start_new_session=True
     )
     try:
         async with live_gateway(config, tag) as live:

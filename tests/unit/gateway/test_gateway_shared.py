@@ -35,7 +35,7 @@ from runtime.gateway.lock import (
 )
 from runtime.process import process_alive
 from runtime.settings import Device, Settings, load_settings
-from tests.fakes import vllm_command
+from tests.fakes import fake_command
 from tests.support import ROOT
 from tests.support.gateway import live_fakes
 from tests.support.network import allow_loopback_port, allowed_port
@@ -53,7 +53,7 @@ def _allowed_gateway_ports(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def fake_config(state: Path, tag: str) -> dict[str, Any]:
     """A gateway config for one model, ``a``, served by the fake vLLM server."""
-    command = vllm_command(footprint=1000, tag=tag)
+    command = fake_command(footprint=1000, tag=tag)
     return {
         "device": "cpu",
         "state_dir": str(state),
