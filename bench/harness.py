@@ -11,10 +11,10 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import httpx
 import yaml
@@ -278,6 +278,33 @@ def vllm_server(
     dtype, _ = bench_dtype()
     with _server(name, work, max_model_len, kvcache_gib, port_for, dtype) as server:
         yield server
+
+
+class ServerSizes(Protocol):
+    """A part's sizes that say how large a server it needs."""
+
+    @property
+    def max_model_len(self) -> int:
+        """The server's context length, in tokens."""
+        ...
+
+    @property
+    def kvcache_gib(self) -> int:
+        """The server's KV cache, in GiB."""
+        ...
+
+
+def sized_server(
+    name: str, sizes: ServerSizes, work: Workspace, port_for: PortFor = free_port
+) -> AbstractContextManager[VLLMServer]:
+    """:func:`vllm_server` for ``name`` at a part's ``sizes``."""
+    return vllm_server(
+        name,
+        work,
+        max_model_len=sizes.max_model_len,
+        kvcache_gib=sizes.kvcache_gib,
+        port_for=port_for,
+    )
 
 
 def _server(

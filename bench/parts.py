@@ -29,8 +29,8 @@ from bench.harness import (
     gateway,
     gateway_in_front,
     read_events,
+    sized_server,
     vllm_model,
-    vllm_server,
     write_config,
 )
 from bench.load import (
@@ -80,13 +80,7 @@ class ThroughputSizes:
 def throughput(sizes: ThroughputSizes, work: Workspace, port_for: PortFor) -> dict[str, Any]:
     """Tokens/s of N concurrent requests direct to vLLM vs through a gateway to it, per N."""
     with (
-        vllm_server(
-            SMALL,
-            work,
-            max_model_len=sizes.max_model_len,
-            kvcache_gib=sizes.kvcache_gib,
-            port_for=port_for,
-        ) as server,
+        sized_server(SMALL, sizes, work, port_for) as server,
         gateway_in_front(SMALL, server.base_url, work, "throughput", port_for) as gw,
     ):
         targets = {"direct": server.base_url, "gateway": gw.api_base}

@@ -32,9 +32,17 @@ def prefix_counters(metrics_text: str) -> Counters:
 
 
 def server_counters(root_url: str, timeout_s: float = 10.0) -> Counters:
-    """The counters of the vLLM server at ``root_url`` (no ``/v1``); raise on no answer."""
+    """The counters of the vLLM server at ``root_url`` (no ``/v1``).
+
+    Raises:
+        httpx.HTTPError: no answer, or not a 2xx one.
+        ValueError: its ``/metrics`` page has no prefix-cache counters (not a vLLM server,
+            or one without prefix caching): no hit rate can be read there.
+    """
     reply = httpx.get(f"{root_url.rstrip('/')}/metrics", timeout=timeout_s, trust_env=False)
     reply.raise_for_status()
+    if not any(_METRIC.match(line.strip()) for line in reply.text.splitlines()):
+        raise ValueError(f"{root_url}/metrics shows no vLLM prefix-cache counters")
     return prefix_counters(reply.text)
 
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import httpx
 
-from bench.harness import PortFor, Workspace, gateway_in_front, vllm_server
+from bench.harness import PortFor, Workspace, gateway_in_front, sized_server
 from bench.load import median, ratio
 from bench.parts import SMALL
 from bench.swarm_parts.common import (
@@ -50,13 +50,7 @@ def swarm_batching(sizes: SwarmBatchSizes, work: Workspace, port_for: PortFor) -
     at the window's start and end, the same server for both arms.
     """
     with (
-        vllm_server(
-            SMALL,
-            work,
-            max_model_len=sizes.max_model_len,
-            kvcache_gib=sizes.kvcache_gib,
-            port_for=port_for,
-        ) as server,
+        sized_server(SMALL, sizes, work, port_for) as server,
         gateway_in_front(SMALL, server.base_url, work, "swarm-batching", port_for) as gw,
     ):
         targets = {"direct": (server.base_url, False), "gateway": (gw.api_base, True)}

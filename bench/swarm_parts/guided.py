@@ -18,7 +18,7 @@ from agents import summarizer as summarizer_agent
 from agents import test_writer as writer_agent
 from agents.schemas import AuditReport, ResearchBrief, StageSummary
 from agents.structured import token_budget
-from bench.harness import PortFor, Workspace, vllm_server
+from bench.harness import PortFor, Workspace, sized_server
 from bench.load import burst, client, median, ratio
 from bench.parts import SMALL, check
 
@@ -76,13 +76,7 @@ def response_format(schema: type[BaseModel]) -> dict[str, Any]:
 
 def guided_cost(sizes: GuidedSizes, work: Workspace, port_for: PortFor) -> dict[str, Any]:
     """Tokens/s with each agent schema vs unconstrained answers of the same length."""
-    with vllm_server(
-        SMALL,
-        work,
-        max_model_len=sizes.max_model_len,
-        kvcache_gib=sizes.kvcache_gib,
-        port_for=port_for,
-    ) as server:
+    with sized_server(SMALL, sizes, work, port_for) as server:
         records = asyncio.run(_guided_runs(sizes, server.base_url))
     per_schema: dict[str, Any] = {}
     for schema, *_ in GUIDED_SAMPLES:

@@ -14,7 +14,7 @@ from typing import Any
 
 from agents import test_writer as writer_agent
 from agents.schemas import ResearchBrief
-from bench.harness import PortFor, Workspace, reset_prefix_cache, vllm_server
+from bench.harness import PortFor, Workspace, reset_prefix_cache, sized_server
 from bench.load import client
 from bench.parts import SMALL
 from bench.swarm_parts.common import bench_tasks, one_model_context, one_run
@@ -53,13 +53,7 @@ def prefix_caching(sizes: PrefixSizes, work: Workspace, port_for: PortFor) -> di
     recorded = {layout: record_prompts(tasks, layout, work, port_for) for layout in sizes.layouts}
     layouts: dict[str, Any] = {}
     for layout, runs in recorded.items():
-        with vllm_server(
-            SMALL,
-            work,
-            max_model_len=sizes.max_model_len,
-            kvcache_gib=sizes.kvcache_gib,
-            port_for=port_for,
-        ) as server:
+        with sized_server(SMALL, sizes, work, port_for) as server:
             reset_prefix_cache(server)  # each layout starts from an empty cache
             root = server.base_url.removesuffix("/v1")
             start = server_counters(root)

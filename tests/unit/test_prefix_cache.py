@@ -86,6 +86,12 @@ def test_an_endpoint_without_metrics_gives_none(server: dict[str, Any]) -> None:
     assert endpoint_counters(f"{server['root']}/v1") is None
 
 
+def test_metrics_without_prefix_cache_counters_give_none(server: dict[str, Any]) -> None:
+    """Another server's metrics (or vLLM's without prefix caching): no hit rate, not 0 of 0."""
+    server["routes"]["/metrics"] = (200, "fake_footprint_bytes 1073741824\n")
+    assert endpoint_counters(f"{server['root']}/v1") is None
+
+
 def test_stretches_measured_apart_combine_by_their_tokens() -> None:
     swarm = {"queried_tokens": 300, "hit_tokens": 120, "hit_rate": 0.4}
     plain = {"queried_tokens": 100, "hit_tokens": 0, "hit_rate": 0.0}
