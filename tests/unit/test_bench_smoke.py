@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -33,6 +34,25 @@ TINY = MixedSizes(
 )
 
 
+def suite_results(names: str, parts: dict[str, Any], *, quick: bool = False) -> dict[str, Any]:
+    """A results file of ``python -m bench.suite --parts NAMES`` on a made-up machine."""
+    return {
+        "date": "2000-01-01",
+        "command": f"python -m bench.suite --parts {names}",
+        "quick": quick,
+        "machine": {
+            "hostname": "smoke",
+            "cpu_model": "cpu",
+            "cores_usable": 1,
+            "ram_bytes": 2**30,
+            "loadavg_start": [0.0],
+        },
+        "versions": {"python": "3.11"},
+        "wall_s": 1.0,
+        "parts": parts,
+    }
+
+
 def test_the_mixed_workload_runs_under_every_policy_and_reports(tmp_path: Path) -> None:
     work = Workspace(tmp_path / "work", tmp_path / "models")
     part = mixed_workload(TINY, work, allowed_port)
@@ -47,21 +67,9 @@ def test_the_mixed_workload_runs_under_every_policy_and_reports(tmp_path: Path) 
     assert set(part["runs"]) == {"grouped", "fifo", "fifo-mutex"}
     assert part["ratios_fifo_over_grouped"]["total_s"] is not None
 
-    results = {
-        "date": "2000-01-01",
-        "command": "python -m bench.suite --parts mixed",
-        "quick": True,
-        "machine": {
-            "hostname": "smoke",
-            "cpu_model": "cpu",
-            "cores_usable": 1,
-            "ram_bytes": 2**30,
-            "loadavg_start": [0.0],
-        },
-        "versions": {"python": "3.11"},
-        "wall_s": 1.0,
-        "parts": {"mixed": part, "swap-vllm": {"skipped": "no vLLM"}},
-    }
+    results = suite_results(
+        "mixed", {"mixed": part, "swap-vllm": {"skipped": "no vLLM"}}, quick=True
+    )
     written = write_outputs(results, tmp_path / "out", output_stem(results))
     assert [p.name for p in written[:2]] == [
         "2000-01-01-smoke-quick.json",
@@ -121,21 +129,8 @@ def test_orchestration_overhead_and_context_pruning_run_on_the_fake_model(tmp_pa
     assert growth["unpruned"]["coder_last"] > growth["pruned"]["coder_last"]
     assert growth["unpruned"]["coder_last"] > growth["unpruned"]["coder_first"]
 
-    results = {
-        "date": "2000-01-01",
-        "command": "python -m bench.suite --parts overhead,pruning",
-        "quick": False,
-        "machine": {
-            "hostname": "smoke",
-            "cpu_model": "cpu",
-            "cores_usable": 1,
-            "ram_bytes": 2**30,
-            "loadavg_start": [0.0],
-        },
-        "versions": {"python": "3.11"},
-        "wall_s": 1.0,
-        "parts": {"overhead": overhead, "pruning": pruning, "eval": {"error": "boom"}},
-    }
+    parts = {"overhead": overhead, "pruning": pruning, "eval": {"error": "boom"}}
+    results = suite_results("overhead,pruning", parts)
     written = write_outputs(results, tmp_path / "out", output_stem(results))
     names = [p.name for p in written]
     assert "2000-01-01-smoke-pruning.png" in names

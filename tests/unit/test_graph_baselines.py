@@ -181,6 +181,16 @@ async def run_every_agent(fake: FakeOpenAI, workspace: Path, order: str) -> Outp
     return state
 
 
+async def every_agents_request(
+    fake: FakeOpenAI, workspace: Path, order: str
+) -> list[dict[str, Any]]:
+    """The request bodies of a run in which every agent asks once or more, all of them seen."""
+    await run_every_agent(fake, workspace, order)
+    bodies = fake.requests()
+    assert {schema_of(body) for body in bodies} == set(VARIABLE_START)
+    return bodies
+
+
 def plain_prompt(body: dict[str, Any]) -> bool:
     """The first round's plain candidate: the task as one user turn, whatever the layout."""
     if schema_of(body) != "code" or len(body["messages"]) != 1:
@@ -193,9 +203,7 @@ def plain_prompt(body: dict[str, Any]) -> bool:
 async def test_variable_first_puts_the_run_text_before_the_rules(
     fake_openai: FakeOpenAI, workspace: Path
 ) -> None:
-    await run_every_agent(fake_openai, workspace, "variable_first")
-    bodies = fake_openai.requests()
-    assert {schema_of(body) for body in bodies} == set(VARIABLE_START)
+    bodies = await every_agents_request(fake_openai, workspace, "variable_first")
     for body in bodies:
         schema = schema_of(body)
         if plain_prompt(body):
@@ -214,10 +222,7 @@ async def test_variable_first_puts_the_run_text_before_the_rules(
 async def test_stable_first_starts_every_request_with_the_rules(
     fake_openai: FakeOpenAI, workspace: Path
 ) -> None:
-    await run_every_agent(fake_openai, workspace, "stable_first")
-    bodies = fake_openai.requests()
-    assert {schema_of(body) for body in bodies} == set(VARIABLE_START)
-    for body in bodies:
+    for body in await every_agents_request(fake_openai, workspace, "stable_first"):
         schema = schema_of(body)
         if plain_prompt(body):
             continue

@@ -26,6 +26,15 @@ def _digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def assert_denied_untouched(db: Path, query: str, kind: str = "denied") -> None:
+    """``query`` is refused as ``kind`` and the database file is byte for byte the same."""
+    before = _digest(db)
+    with pytest.raises(SqlError) as info:
+        run_query(db, query)
+    assert info.value.kind == kind
+    assert _digest(db) == before
+
+
 def test_normal_query_returns_rows_with_columns(db: Path) -> None:
     result = run_query(
         db,
@@ -81,11 +90,7 @@ def test_view_and_introspection_pragma_allowed(db: Path) -> None:
     ],
 )
 def test_writes_and_ddl_are_denied(db: Path, query: str) -> None:
-    before = _digest(db)
-    with pytest.raises(SqlError) as info:
-        run_query(db, query)
-    assert info.value.kind == "denied"
-    assert _digest(db) == before
+    assert_denied_untouched(db, query)
 
 
 @pytest.mark.parametrize(
@@ -118,11 +123,7 @@ def test_attach_is_denied(db: Path, tmp_path: Path, query: str) -> None:
     ],
 )
 def test_state_changing_pragmas_are_denied(db: Path, query: str) -> None:
-    before = _digest(db)
-    with pytest.raises(SqlError) as info:
-        run_query(db, query)
-    assert info.value.kind == "denied"
-    assert _digest(db) == before
+    assert_denied_untouched(db, query)
 
 
 @pytest.mark.parametrize(
@@ -134,11 +135,7 @@ def test_state_changing_pragmas_are_denied(db: Path, query: str) -> None:
     ],
 )
 def test_stacked_statements_are_refused(db: Path, query: str) -> None:
-    before = _digest(db)
-    with pytest.raises(SqlError) as info:
-        run_query(db, query)
-    assert info.value.kind == "multiple_statements"
-    assert _digest(db) == before
+    assert_denied_untouched(db, query, "multiple_statements")
     assert run_query(db, "SELECT COUNT(*) FROM books").rows == [[14]]
 
 
