@@ -28,6 +28,7 @@ from runtime.process import ManagedProcess
 from tests.fakes import MODEL_SERVER, fake_command
 from tests.support import ROOT
 from tests.support.network import allowed_port
+from tests.support.processes import command_lines
 
 MB = 10**6
 FAKE_OPTIONS = (
@@ -83,15 +84,9 @@ def write_config(
 def live_fakes(tag: str) -> dict[int, int]:
     """pid -> declared footprint of every live fake server carrying ``tag``."""
     found = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            argv = (entry / "cmdline").read_bytes().split(b"\0")
-        except OSError:
-            continue
+    for pid, argv in command_lines().items():
         if str(MODEL_SERVER).encode() in argv and tag.encode() in argv:
-            found[int(entry.name)] = int(argv[argv.index(b"--footprint") + 1])
+            found[pid] = int(argv[argv.index(b"--footprint") + 1])
     return found
 
 

@@ -23,6 +23,19 @@ def pid_alive(pid: int) -> bool:
     return state != "Z"
 
 
+def command_lines() -> dict[int, list[bytes]]:
+    """pid -> argv of every process ``/proc`` shows now (those that end meanwhile left out)."""
+    found: dict[int, list[bytes]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            found[int(entry.name)] = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+    return found
+
+
 def dead_pid() -> int:
     """The pid of a process that has exited (and been reaped)."""
     gone = subprocess.Popen([sys.executable, "-c", "pass"])

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.processes import command_lines
 from tools.sandbox import SandboxConfig, run_python
 
 REPO = Path(__file__).resolve().parents[3]
@@ -24,17 +25,7 @@ MARKER = "317.4242"  # an unusual `sleep` argument that identifies sandbox child
 
 
 def _processes_with(arg: str) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            argv = (entry / "cmdline").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        if arg.encode() in argv:
-            found.append(int(entry.name))
-    return found
+    return [pid for pid, argv in command_lines().items() if arg.encode() in argv]
 
 
 def _wait_gone(arg: str, seconds: float = 3.0) -> list[int]:
