@@ -11,7 +11,7 @@ agent module in ``agents/`` and the node that calls it (docs/development.md).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -95,13 +95,6 @@ def field_name(role: str, kind: str) -> str:
     if kind not in KINDS:
         raise ValueError(f"a role field is one of {KINDS}, not {kind!r}")
     return f"{role}_{kind}"
-
-
-def role_fields(roles: tuple[RoleSpec, ...] = ROLES) -> Iterator[tuple[str, str, RoleSpec]]:
-    """(field name, kind, role) for every role field, roles in order, then kinds in order."""
-    for kind in KINDS:
-        for spec in roles:
-            yield field_name(spec.name, kind), kind, spec
 
 
 def every_role(model: str, roles: tuple[RoleSpec, ...] = ROLES) -> dict[str, str]:

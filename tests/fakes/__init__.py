@@ -109,13 +109,6 @@ class FakeOpenAI:
         bodies: list[dict[str, Any]] = reply.json()
         return bodies
 
-    def info(self) -> dict[str, Any]:
-        """Its pid, footprint, sleep state and request counts (``GET /_fake/info``)."""
-        reply = httpx.get(self._url("/_fake/info"), trust_env=False, timeout=self.timeout_s)
-        reply.raise_for_status()
-        info: dict[str, Any] = reply.json()
-        return info
-
     def reset(self) -> None:
         """Forget the script and the recorded requests."""
         httpx.post(

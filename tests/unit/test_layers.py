@@ -6,10 +6,11 @@ a late import inside a function breaks the rule as much as one at the top.
 
 from __future__ import annotations
 
-import ast
 from pathlib import Path
 
 import pytest
+
+from tests.support.source import imported_modules
 
 ROOT = Path(__file__).resolve().parents[2]
 FIRST_PARTY = {"app", "bench", "graphs", "agents", "tools", "runtime"}
@@ -27,14 +28,7 @@ EntryPoint types (its sandboxed check runner runs them); everything else runs do
 
 def imported_packages(path: Path) -> set[str]:
     """The first-party top-level packages a module imports (relative imports stay inside)."""
-    tree = ast.parse(path.read_text("utf-8"), filename=str(path))
-    found: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            found.update(alias.name.split(".")[0] for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            found.add(node.module.split(".")[0])
-    return found & FIRST_PARTY
+    return {module.split(".")[0] for module in imported_modules(path)} & FIRST_PARTY
 
 
 @pytest.mark.parametrize("package", sorted(NEVER))

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from tests import fakes
 from tests.support import ROOT
+from tests.support.source import imported_modules
 
 TEST_MODULE = re.compile(r"^tests(\.\w+)*\.(test_\w+|conftest)$")
 PATH_PARTS = {"tests", "fakes", "model_server.py"}
@@ -25,18 +26,6 @@ def sources(folder: str) -> list[Path]:
     """The Python files under ``folder``, the benchmark's task set (data) left out."""
     found = sorted((ROOT / folder).rglob("*.py"))
     return [path for path in found if not path.relative_to(ROOT).parts[1].startswith("tasks")]
-
-
-def imported_modules(path: Path) -> set[str]:
-    """Every module an absolute import statement in ``path`` names (``from M import x``: M)."""
-    tree = ast.parse(path.read_text("utf-8"), filename=str(path))
-    found: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            found.add(node.module)
-    return found
 
 
 def path_parts(path: Path) -> set[str]:

@@ -15,7 +15,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -87,36 +87,36 @@ def gateway_holder(settings: Settings) -> LockHolder:
     return holder
 
 
-def wait_gone(pid: int, within_s: float = GONE_WITHIN_S) -> float:
-    """Seconds until process ``pid`` is gone (a zombie counts); fails after ``within_s``."""
+def wait_while(busy: Callable[[], object], why: str, within_s: float = GONE_WITHIN_S) -> float:
+    """Seconds until ``busy()`` is false; fails with ``why`` after ``within_s``."""
     started = time.monotonic()
-    while process_alive(pid, None):
-        assert time.monotonic() - started < within_s, f"pid {pid} still runs"
+    while busy():
+        assert time.monotonic() - started < within_s, why
         time.sleep(0.05)
     return time.monotonic() - started
 
 
-def wait_released(settings: Settings, within_s: float = GONE_WITHIN_S) -> None:
-    """Wait until the CPU device lock is free; fail after ``within_s``.
+def wait_gone(pid: int, within_s: float = GONE_WITHIN_S) -> float:
+    """Seconds until process ``pid`` is gone (a zombie counts); fails after ``within_s``."""
+    return wait_while(lambda: process_alive(pid, None), f"pid {pid} still runs", within_s)
+
+
+def wait_released(settings: Settings) -> None:
+    """Wait until the CPU device lock is free; fail after :data:`GONE_WITHIN_S`.
 
     A gateway's main thread can show as a zombie (gone, to :func:`wait_gone`) while its other
     threads still close the process's files, the lock among them: the kernel lets go of the
     lock when the last thread exits, a moment later (as runtime.gateway.embedded waits too).
     """
     path = lock_path(settings.state_dir, device_key(Device.CPU))
-    give_up = time.monotonic() + within_s
-    while is_locked(path):
-        assert time.monotonic() < give_up, f"{path} still held {within_s} s after its gateway"
-        time.sleep(0.05)
+    wait_while(lambda: is_locked(path), f"{path} still held {GONE_WITHIN_S} s after its gateway")
 
 
 def assert_all_stopped(settings: Settings, pid: int, tag: str) -> None:
     wait_gone(pid)
     wait_released(settings)
-    give_up = time.monotonic() + GONE_WITHIN_S
-    while live_fakes(tag):  # the model server goes with its gateway
-        assert time.monotonic() < give_up, "the fake vLLM server outlived its gateway"
-        time.sleep(0.05)
+    # the model server goes with its gateway
+    wait_while(lambda: live_fakes(tag), "the fake vLLM server outlived its gateway")
 
 
 def test_the_starter_ending_leaves_the_gateway_to_a_run_that_still_uses_it(
