@@ -41,6 +41,11 @@ DIR_NAME = re.compile(r"(?P<number>\d{2,3})_(?P<entry>[a-z][a-z0-9_]*)")
 MIN_TASKS = 60  # in bench/tasks
 MAX_STATEMENT_CHARS = 400
 MAX_STUB_CHARS = 1200
+# A long stub: a ``def`` with type hints whose docstring spells out the rules and edge cases
+# with 3-5 examples, 600-1800 characters (150-400 tokens of the Qwen tokenizer).
+MIN_LONG_STUB_CHARS, MAX_LONG_STUB_CHARS = 600, 1800
+MIN_LONG_STUB_EXAMPLES, MAX_LONG_STUB_EXAMPLES = 3, 5
+MIN_LONG_STUBS = 30  # in bench/tasks
 MIN_STUB_SHARE = 1 / 3
 SPLITS_FILE = "held_out.txt"
 MIN_TESTS, MAX_TESTS = 4, 8
@@ -295,6 +300,9 @@ def test_task_files_and_statement(task: Path) -> None:
     entry = entry_point(task)
     match = DIR_NAME.fullmatch(task.name)
     assert match and match["entry"] == snake_case(entry.name), "name the directory NN_entry"
+    if is_long_stub(statement):
+        check_long_stub(statement, entry)
+        return
     if is_stub(statement):
         check_stub(statement, entry)
         return
@@ -319,14 +327,49 @@ def is_stub(statement: str) -> bool:
     return statement.lstrip().startswith(("def ", "class "))
 
 
+def stub_examples(statement: str) -> int:
+    """How many doctest examples the docstrings of a stub hold (0 when it does not parse)."""
+    try:
+        tree = ast.parse(statement)
+    except SyntaxError:
+        return 0
+    parser = doctest.DocTestParser()
+    return sum(
+        len(parser.get_examples(ast.get_docstring(node) or ""))
+        for node in ast.walk(tree)
+        if isinstance(node, ast.FunctionDef | ast.ClassDef)
+    )
+
+
+def is_long_stub(statement: str) -> bool:
+    """Whether a task is in long stub form: a ``def`` of 600+ characters with 3-5 examples.
+
+    Every other stub is an ordinary one, held to :data:`MAX_STUB_CHARS`.
+    """
+    return (
+        statement.lstrip().startswith("def ")
+        and len(statement) >= MIN_LONG_STUB_CHARS
+        and MIN_LONG_STUB_EXAMPLES <= stub_examples(statement) <= MAX_LONG_STUB_EXAMPLES
+    )
+
+
 def _signature_of(node: ast.FunctionDef, *, skip_self: bool) -> list[str]:
     names = [arg.arg for arg in node.args.args]
     return names[1:] if skip_self else names
 
 
-def check_stub(statement: str, entry: EntryPoint) -> None:
+def check_long_stub(statement: str, entry: EntryPoint) -> None:
+    """A long stub is a stub of at most 1800 characters whose def has every type hint."""
+    check_stub(statement, entry, max_chars=MAX_LONG_STUB_CHARS)
+    stub = ast.parse(statement).body[0]
+    assert isinstance(stub, ast.FunctionDef), "a long stub is a def"
+    bare = [arg.arg for arg in stub.args.args if arg.annotation is None]
+    assert not bare and stub.returns is not None, f"type hint every parameter {bare} and the return"
+
+
+def check_stub(statement: str, entry: EntryPoint, *, max_chars: int = MAX_STUB_CHARS) -> None:
     """A stub parses, defines the entry point with the reference's parameters, has examples."""
-    assert len(statement) <= MAX_STUB_CHARS, f"the stub has {len(statement)} characters"
+    assert len(statement) <= max_chars, f"the stub has {len(statement)} characters"
     tree = ast.parse(statement)
     stubs = [n for n in tree.body if isinstance(n, ast.FunctionDef | ast.ClassDef)]
     assert [n.name for n in stubs] == [entry.name], "the stub defines exactly the entry point"
@@ -357,6 +400,15 @@ def test_a_third_of_the_tasks_are_stubs_and_the_held_out_split_is_known(tasks_di
     assert set(held_out) <= names, sorted(set(held_out) - names)
     assert len(set(held_out)) == len(held_out)
     assert len(held_out) >= len(tasks) / 4, "hold out at least a quarter of the tasks"
+
+
+def test_the_task_set_has_long_stubs() -> None:
+    long_stubs = [
+        task.name
+        for task in task_folders(TASKS_DIR)
+        if is_long_stub((task / "task.txt").read_text())
+    ]
+    assert len(long_stubs) >= MIN_LONG_STUBS, f"{len(long_stubs)} long stubs: {long_stubs}"
 
 
 STUB_TASKS = [task for task in TASKS if is_stub((task / "task.txt").read_text())]
