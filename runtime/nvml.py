@@ -48,6 +48,22 @@ def gpu_count() -> int:
         pynvml.nvmlShutdown()
 
 
+def gpu_uuid(index: int = 0) -> str:
+    """The UUID of GPU ``index`` (``GPU-8f6c...``): the same for every process and user.
+
+    Raises:
+        NVMLUnavailableError: NVML is not available, or cannot say.
+    """
+    _init()
+    try:
+        uuid = pynvml.nvmlDeviceGetUUID(pynvml.nvmlDeviceGetHandleByIndex(index))
+        return uuid.decode() if isinstance(uuid, bytes) else str(uuid)
+    except pynvml.NVMLError as err:
+        raise NVMLUnavailableError(f"NVML query for GPU {index} failed: {err}") from None
+    finally:
+        pynvml.nvmlShutdown()
+
+
 def device_memory(index: int = 0) -> DeviceMemory:
     """Total, free and used memory of GPU ``index``."""
     _init()

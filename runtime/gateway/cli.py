@@ -9,6 +9,9 @@ Exit codes: 0 when it stops by itself (``--leases``), 2 for an invalid config or
 non-loopback host without a token included), 3 when the environment refuses (another gateway
 owns the device, a model is not pulled, the port is taken); on SIGINT or SIGTERM it shuts down
 gracefully and uvicorn raises the signal again: 130 or 143.
+One gateway per device on this machine, whoever starts it and whatever its state directory:
+the device lock lives in ``/run/edgeswarm`` if writable, else ``<tempdir>/edgeswarm-locks``
+(``EDGESWARM_LOCK_DIR`` overrides it); a second gateway names the first's pid, URL and config.
 """
 
 from __future__ import annotations
@@ -26,7 +29,14 @@ import uvicorn
 from runtime.gateway.auth import is_loopback
 from runtime.gateway.config import ConfigError, format_bytes, schema_text
 from runtime.gateway.leases import LeaseWatch, remove_leases
-from runtime.gateway.lock import DeviceBusyError, DeviceLock, LockHolder, device_key
+from runtime.gateway.lock import (
+    LOCK_DIR_ENV,
+    DeviceBusyError,
+    DeviceLock,
+    LockHolder,
+    device_key,
+    lock_dir,
+)
 from runtime.gateway.server import build_app
 from runtime.gateway.service import GatewayService, GatewaySetup, prepare
 from runtime.logs import add_secrets, configure_logging
@@ -96,11 +106,16 @@ def run_gateway(args: argparse.Namespace) -> int:
         _err(_exposed(setup, args.host))
         return EXIT_USAGE
     url = f"http://{args.host}:{args.port}"
-    lock = DeviceLock(setup.state_dir, device_key(setup.device, setup.config.gpu_index))
     try:
+        lock = DeviceLock(
+            lock_dir(settings.lock_dir), device_key(setup.device, setup.config.gpu_index)
+        )
         lock.acquire(LockHolder(os.getpid(), url, str(Path(args.config).resolve())))
     except DeviceBusyError as err:
         _err(str(err))
+        return EXIT_ENVIRONMENT
+    except OSError as err:  # the lock directory
+        _err(f"cannot take the device lock: {err}; set {LOCK_DIR_ENV} to a writable directory")
         return EXIT_ENVIRONMENT
     leases = Path(args.leases) if getattr(args, "leases", None) else None
     try:

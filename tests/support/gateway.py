@@ -10,6 +10,7 @@ fixture in ``tests/unit/conftest.py``).
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
@@ -22,6 +23,7 @@ import uvicorn
 import yaml
 
 from runtime.gateway.ledger import LedgerSnapshot
+from runtime.gateway.lock import LOCK_DIR_ENV
 from runtime.gateway.server import build_app
 from runtime.gateway.service import GatewayService, prepare
 from runtime.process import ManagedProcess
@@ -185,14 +187,22 @@ def with_token_file(config: Path) -> Path:
 
 @contextmanager
 def gateway_process(config: Path, log: Path) -> Iterator[ManagedProcess]:
-    """``python -m runtime.gateway.cli`` on a free port, in its own process group."""
+    """``python -m runtime.gateway.cli`` on a free port, in its own process group.
+
+    Its device lock is in the test's lock directory (``EDGESWARM_LOCK_DIR``, set by the
+    ``gateway_locks`` fixtures of the unit and integration tests), else in ``locks`` next to
+    ``config``: never in the machine-wide one.
+    """
     port = allowed_port()
     command = [sys.executable, "-m", "runtime.gateway.cli", "--config", str(config)]
+    env = dict(os.environ)
+    env.setdefault(LOCK_DIR_ENV, str(config.parent / "locks"))
     process = ManagedProcess(
         "gateway",
         [*command, "--port", str(port)],
         health_url=f"http://127.0.0.1:{port}/health",
         log_path=log,
+        env=env,
         start_timeout_s=60,
         cwd=ROOT,
     )
