@@ -1,11 +1,15 @@
-"""Which dtype serves faster on this CPU: the checkpoint's own (bfloat16) or float32.
+"""Which dtype serves faster on this CPU: bfloat16 (the checkpoints' own) or float32.
 
 ``python -m bench.cpu_dtype [--models NAME ...] [--out FILE]``: for each pulled model, one vLLM
-CPU server per dtype (``auto`` = as stored, then ``--dtype float32``), measured back to back
+CPU server per dtype (``--dtype bfloat16``, then ``--dtype float32``), measured back to back
 on the same prompts: server start, one stream and eight streams of 48 tokens (ignore_eos),
-and the prefill rate of one ~1000-token prompt. CPUs without AVX-512 BF16 emulate bfloat16
-matrix products, so float32 can be the faster choice there for batched work and prefill; on
-CPUs with AVX-512 BF16 or AMX bfloat16 is. Not part of ``make bench`` (four server starts).
+the prefill rate of one ~1000-token prompt, and the proportional set size (PSS) of the
+server's process tree at the end, at the embedded gateway's sizes (``max_model_len`` and
+``cpu_kvcache_gib`` from the settings): the figure its budget counts. CPUs without AVX-512 BF16
+emulate bfloat16 matrix products, so float32 can be the faster choice there for batched work
+and prefill; on CPUs with AVX-512 BF16 or AMX bfloat16 is. The results also record the dtype
+edgeswarm picks on this CPU (:func:`runtime.cpu.choose_dtype`). Not part of ``make bench``
+(four server starts).
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import tempfile
 import time
 from collections.abc import Sequence
@@ -22,10 +27,12 @@ from typing import Any
 import httpx
 
 from bench.report import save_results
-from runtime.settings import Device, load_settings
+from runtime.cpu import BF16_FLAGS, choose_dtype, host_flags
+from runtime.gateway.budget import process_group_pids, pss_bytes
+from runtime.settings import Device, Settings, load_settings
 from runtime.vllm import VLLMServer, VLLMSpec
 
-DTYPES = ("auto", "float32")
+DTYPES = ("bfloat16", "float32")
 LONG_PROMPT = " ".join(f"item{i}" for i in range(300)) + " Which item comes last?"
 SHORT_PROMPT = "Count from one to one hundred in words."
 
@@ -54,16 +61,15 @@ async def _rate(base_url: str, streams: int, tokens: int, prompt: str) -> dict[s
     }
 
 
-def measure(model_dir: Path, dtype: str, logs: Path) -> dict[str, Any]:
-    """One server of ``model_dir`` in ``dtype``: start seconds and the three rates."""
-    extra = () if dtype == "auto" else ("--dtype", dtype)
+def measure(model_dir: Path, dtype: str, logs: Path, settings: Settings) -> dict[str, Any]:
+    """One server of ``model_dir`` in ``dtype``: start seconds, the three rates, its PSS."""
     spec = VLLMSpec(
         model_dir=model_dir,
         served_name="m",
         device=Device.CPU,
-        max_model_len=2048,
-        cpu_kvcache_gib=1,
-        extra_args=extra,
+        max_model_len=settings.max_model_len,
+        cpu_kvcache_gib=settings.cpu_kvcache_gib,
+        extra_args=("--dtype", dtype),
     )
     server = VLLMServer(spec, logs, start_timeout_s=600)
     started = time.monotonic()
@@ -73,12 +79,17 @@ def measure(model_dir: Path, dtype: str, logs: Path) -> dict[str, Any]:
         one = asyncio.run(_rate(server.base_url, 1, 48, SHORT_PROMPT))
         eight = asyncio.run(_rate(server.base_url, 8, 48, SHORT_PROMPT))
         prefill = asyncio.run(_rate(server.base_url, 1, 1, LONG_PROMPT))
+        pss = pss_bytes(process_group_pids(server.pid)) if server.pid else 0
     return {
         "dtype": dtype,
         "start_s": round(start_s, 1),
         "one_stream_tokens_per_s": one["completion_tokens_per_s"],
         "eight_streams_tokens_per_s": eight["completion_tokens_per_s"],
         "prefill_tokens_per_s": prefill["prompt_tokens_per_s"],
+        "pss_gb": round(pss / 1e9, 2),
+        "loadavg_1m_end": round(os.getloadavg()[0], 2),  # other work on the cores skews rates
+        "max_model_len": settings.max_model_len,
+        "cpu_kvcache_gib": settings.cpu_kvcache_gib,
     }
 
 
@@ -93,15 +104,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--out", type=Path, help="write the results JSON here")
     args = parser.parse_args(argv)
-    models_dir = load_settings().models_dir.expanduser()
+    settings = load_settings()
+    models_dir = settings.models_dir.expanduser()
     logs = Path(tempfile.mkdtemp(prefix="edgeswarm-dtype-"))
+    choice = choose_dtype(Device.CPU)
+    default = {
+        "dtype": choice.dtype,
+        "why": choice.why,
+        "bf16_flags": [flag for flag in BF16_FLAGS if flag in host_flags()],
+    }
+    print(json.dumps({"edgeswarm_default": default}), flush=True)
     rows = []
     for name in args.models:
         for dtype in DTYPES:
-            row = {"model": name, **measure(models_dir / name, dtype, logs)}
+            row = {"model": name, **measure(models_dir / name, dtype, logs, settings)}
             print(json.dumps(row), flush=True)
             rows.append(row)
-    save_results(args.out, "cpu_dtype", argv, rows=rows)
+    save_results(args.out, "cpu_dtype", argv, rows=rows, edgeswarm_default=default)
     return 0
 
 

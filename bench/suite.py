@@ -17,6 +17,9 @@ Every figure is a ratio or a distribution against a baseline measured in the sam
    model; the share of a real run that is not model time comes from ``swarm-batching``.
 7. ``pruning``: prompt tokens per node over 0-3 revisions with and without the summarizers.
 8. ``eval``: the task set's hidden tests: swarm vs one direct coder call (``edgeswarm eval``).
+9. ``busy``: the swarm on 6 dev tasks on the idle machine and beside a CPU hog (``bench.hog``,
+   twice the cores in busy processes), back to back: the same solved count, a longer wall time.
+   Not in ``--quick`` unless named in ``--parts``.
 
 Writes ``<out>/<date>-<host>.json`` (every raw number, the command, the machine, the versions),
 ``.md`` (the table) and PNG plots, and prints the table; ``--quick`` runs smaller sizes
@@ -71,7 +74,10 @@ PARTS = (
     "overhead",
     "pruning",
     "eval",
+    "busy",
 )
+QUICK_PARTS = tuple(part for part in PARTS if part != "busy")
+"""What ``--quick`` runs unless ``--parts`` says otherwise: no hour of swarm runs."""
 SHARED_SERVER = {"throughput", "swarm-batching", "prefix", "guided"}
 """Parts that run on one shared SmolLM2 server (started once; see bench.harness.ServerPool)."""
 NEEDS_VLLM = {
@@ -81,6 +87,7 @@ NEEDS_VLLM = {
     "prefix": (SMALL,),
     "guided": (SMALL,),
     "eval": (CODER_DEFAULT, SMALL),
+    "busy": (CODER_DEFAULT, SMALL),
 }
 NEEDS_FILES = {"pruning": (SMALL,)}  # its tokenizer only
 NOTES = [
@@ -140,6 +147,14 @@ NOTES = [
     "SmolLM2-135M: auditors, fallback) behind the embedded gateway; the direct arm = one "
     "call of the coder model with the coder's system prompt, the bare task and the coder's "
     "budget. Solved = every hidden test passes in the sandbox.",
+    "9: 6 dev tasks, evenly spaced over the split (task i * n / 6), one at a time, one "
+    "revision, node deadline = the settings' request timeout (as `edgeswarm eval`); the "
+    "default role models behind one embedded gateway; the idle arm first, then the same tasks "
+    "beside `bench.hog` (2 x cores pure-Python processes spinning on integer arithmetic, at "
+    "normal priority, in their own process group, killed when the arm ends). The hog arm "
+    "reuses the idle arm's prefix cache, which if anything understates the slowdown. "
+    "calls_not_first_try counts calls retried, fallen back or failed (a call cut by its "
+    "deadline is one).",
 ]
 
 
@@ -165,6 +180,7 @@ class Sizes:
     overhead: sp.OverheadSizes = field(default_factory=sp.OverheadSizes)
     pruning: sp.PruningSizes = field(default_factory=sp.PruningSizes)
     eval: sp.EffectivenessSizes = field(default_factory=sp.EffectivenessSizes)
+    busy: sp.BusySizes = field(default_factory=sp.BusySizes)
 
 
 def sizes_for(quick: bool) -> Sizes:
@@ -261,6 +277,7 @@ def run_parts(
         "overhead": lambda: sp.orchestration_overhead(now.overhead, work, port_for),
         "pruning": lambda: sp.context_pruning(now.pruning, work, port_for),
         "eval": lambda: sp.effectiveness(now.eval, work, port_for),
+        "busy": lambda: sp.busy_machine(now.busy, work, port_for),
     }
     results: dict[str, Any] = {}
     for index, part in enumerate(parts):
@@ -305,7 +322,8 @@ def output_stem(results: dict[str, Any]) -> str:
     """
     stem = f"{results['date']}-{results['machine']['hostname']}"
     subset = results.get("parts_requested")
-    if subset and set(subset) != set(PARTS):
+    whole = [set(PARTS), set(QUICK_PARTS)] if results["quick"] else [set(PARTS)]
+    if subset and set(subset) not in whole:
         stem += "-parts-" + "-".join(subset)
     return stem + ("-quick" if results["quick"] else "")
 
@@ -316,7 +334,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--quick", action="store_true", help="smaller sizes (a rehearsal)")
     parser.add_argument("--out", type=Path, default=Path("bench/results"), help="results dir")
     parser.add_argument(
-        "--parts", default=",".join(PARTS), help=f"comma-separated subset of {','.join(PARTS)}"
+        "--parts",
+        help=f"comma-separated subset of {','.join(PARTS)} (default: all; --quick: all but busy)",
     )
     parser.add_argument("--keep-logs", action="store_true", help="keep the gateway/server logs")
     parser.add_argument(
@@ -325,6 +344,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         help="keep every part's full size on a slow machine (default: fitted to part 1's speed)",
     )
     args = parser.parse_args(argv)
+    if args.parts is None:
+        args.parts = ",".join(QUICK_PARTS if args.quick else PARTS)
     args.parts = [p.strip() for p in args.parts.split(",") if p.strip()]
     unknown = sorted(set(args.parts) - set(PARTS))
     if unknown:

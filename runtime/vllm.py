@@ -4,7 +4,9 @@ The command differs by build: the CPU build's ``vllm`` console script fails at s
 server always runs as ``python -m vllm.entrypoints.openai.api_server``; on CPU it runs eager
 (ready in about 24 s instead of minutes of torch.compile) with the KV cache size set by
 ``VLLM_CPU_KVCACHE_SPACE``. On a machine of at most :data:`SMALL_MACHINE_CORES` cores the
-model gets every core and runs in vLLM's engine process (:func:`small_cpu_environment`).
+model gets every core and runs in vLLM's engine process (:func:`small_cpu_environment`). On CPU
+the server serves in the dtype fastest on this CPU (:mod:`runtime.cpu`: bfloat16 with AVX-512
+BF16 or AMX, float32 elsewhere) unless its extra arguments set ``--dtype``.
 """
 
 from __future__ import annotations
@@ -17,9 +19,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from runtime.cpu import DtypeChoice, choose_dtype
+from runtime.logs import get_logger
 from runtime.nvml import gpu_count
 from runtime.process import ManagedProcess, free_port
-from runtime.settings import Device
+from runtime.settings import Device, Settings
+
+_log = get_logger("vllm")
 
 SMALL_MACHINE_CORES = 4
 """At most this many usable cores, vLLM CPU runs as in :func:`small_cpu_environment`."""
@@ -152,6 +158,18 @@ class VLLMSpec:
     gpu_memory_utilization: float | None = None
     """CUDA: the share of the GPU the server may take (vLLM's default is 0.9, which leaves no
     room for a second server), unless ``extra_args`` set :data:`GPU_MEMORY_FLAG`."""
+    cpu_flags: frozenset[str] | None = None
+    """CPU: the flags the serving dtype is chosen from (:func:`runtime.cpu.choose_dtype`);
+    None: this machine's."""
+
+    @property
+    def dtype(self) -> DtypeChoice:
+        """The dtype the server serves in, and why.
+
+        The user's ``--dtype``, else on CPU the fastest for the CPU
+        (:func:`runtime.cpu.choose_dtype`), else vLLM's choice.
+        """
+        return choose_dtype(self.device, self.extra_args, self.cpu_flags)
 
     def command(self, port: int) -> list[str]:
         """The server's argument vector on ``port``."""
@@ -163,6 +181,7 @@ class VLLMSpec:
             cmd.append("--enforce-eager")
             if not sets_flag(BLOCK_SIZE_FLAG, self.extra_args):
                 cmd += [BLOCK_SIZE_FLAG, str(CPU_BLOCK_SIZE)]
+            cmd += self.dtype.added_args
         if self.sleep_mode:
             cmd.append("--enable-sleep-mode")
         if self.compact_json and not sets_flag(STRUCTURED_OUTPUTS_FLAG, self.extra_args):
@@ -221,3 +240,40 @@ class VLLMServer(ManagedProcess):
     def base_url(self) -> str:
         """The OpenAI-compatible API root, e.g. ``http://127.0.0.1:PORT/v1``."""
         return f"http://{self.spec.host}:{self.port}/v1"
+
+    def start(self) -> None:
+        """Start the server; its dtype and why are logged first (``vllm_dtype``)."""
+        choice = self.spec.dtype
+        _log.info(
+            "vllm_dtype",
+            model=self.spec.served_name,
+            device=str(self.spec.device),
+            dtype=choice.dtype or "auto",
+            source=choice.source,
+            why=choice.why,
+        )
+        super().start()
+
+
+def serving_dtype(settings: Settings) -> DtypeChoice | None:
+    """The dtype of the vLLM servers a run on ``settings`` starts, and why.
+
+    None when the run starts none (``base_url`` set: its servers are someone else's) or no
+    vLLM build is installed. For a results file: ``dataclasses.asdict`` of it.
+    """
+    if settings.base_url:
+        return None
+    try:
+        device = detect_device(settings.device)
+    except VLLMNotInstalledError:
+        return None
+    return choose_dtype(device, settings.vllm_extra_args)
+
+
+def describe_dtype(settings: Settings) -> str | None:
+    """:func:`serving_dtype` as one line for people; None where it is None.
+
+    E.g. ``vLLM dtype: bfloat16 (this CPU multiplies bfloat16 in hardware: avx512_bf16, ...)``.
+    """
+    choice = serving_dtype(settings)
+    return choice.describe() if choice is not None else None

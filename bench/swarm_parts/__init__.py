@@ -20,6 +20,9 @@ stack budgets, one swarm run and its timings):
 - ``evaluation``, :func:`effectiveness`: ``edgeswarm eval`` over the first dev tasks one at a
   time, as a user runs a task: the swarm's wall time per task against one plain call of its
   coder model.
+- ``busy``, :func:`busy_machine`: the swarm arm of ``edgeswarm eval`` over 6 dev tasks on the
+  idle machine and beside a CPU hog (:mod:`bench.hog`), back to back: solved counts, wall
+  times, their ratio.
 
 The swarm runs in this process (the graph is a library); the models run in their servers.
 """
@@ -27,6 +30,7 @@ The swarm runs in this process (the graph is a library); the models run in their
 from __future__ import annotations
 
 from bench.swarm_parts.batching import SwarmBatchSizes, swarm_batching
+from bench.swarm_parts.busy import BusySizes, busy_machine, sample_tasks
 from bench.swarm_parts.evaluation import EffectivenessSizes, effectiveness, wait_ratio
 from bench.swarm_parts.guided import GuidedSizes, guided_cost
 from bench.swarm_parts.prefix import PrefixSizes, prefix_caching, record_prompts, replay_runs
@@ -39,12 +43,14 @@ from bench.swarm_parts.scripted import (
 )
 
 __all__ = [
+    "BusySizes",
     "EffectivenessSizes",
     "GuidedSizes",
     "OverheadSizes",
     "PrefixSizes",
     "PruningSizes",
     "SwarmBatchSizes",
+    "busy_machine",
     "context_pruning",
     "effectiveness",
     "fake_server",
@@ -53,6 +59,7 @@ __all__ = [
     "prefix_caching",
     "record_prompts",
     "replay_runs",
+    "sample_tasks",
     "swarm_batching",
     "wait_ratio",
 ]

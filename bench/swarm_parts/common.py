@@ -41,7 +41,7 @@ def one_model_context(base_url: str, model: str, **overrides: Any) -> Context:
         "max_revisions": 0,
         "candidates": 1,  # one coder call a round: these parts measure the stack, not search
         "revision_candidates": 1,
-        "node_timeout_s": 900.0,
+        "call_idle_s": 900.0,
     }
     settings.update(overrides)
     return Context(**settings)

@@ -37,16 +37,18 @@ def effectiveness(sizes: EffectivenessSizes, work: Workspace, port_for: PortFor)
     """``edgeswarm eval`` in process: the embedded gateway with the default role models."""
     from graphs import endpoints
     from runtime.settings import load_settings
+    from runtime.vllm import describe_dtype
 
     settings = load_settings(state_dir=work.state_dir / "eval")
     tasks = evaluate.load_tasks(evaluate.DEFAULT_TASKS, limit=sizes.limit, split=sizes.split)
     evaluate.check_sandbox()
-    overrides = {"max_revisions": sizes.max_revisions, "node_timeout_s": 900.0, **sizes.overrides}
+    overrides = {"max_revisions": sizes.max_revisions, "call_idle_s": 900.0, **sizes.overrides}
     options = evaluate.EvalOptions(arms=sizes.arms, concurrency=sizes.concurrency)  # type: ignore[arg-type]
     with endpoints.swarm_endpoint(settings, endpoints.models_needed(overrides)) as endpoint:
         context = endpoints.context_for(endpoint, endpoints.served_models(endpoint), **overrides)
         results = asyncio.run(evaluate.evaluate(tasks, context, options, progress=_eval_progress))
     results["models"] = {spec.name: context.model_for(spec.name) for spec in context.roles}
+    results["dtype"] = describe_dtype(settings)
     results["sizes"] = {**asdict(sizes), "tasks": len(tasks)}
     swarm = [t["swarm"] for t in results["tasks"] if "swarm" in t]
     shares = [1 - a["model_s"] / a["seconds"] for a in swarm if a["seconds"] > 0]

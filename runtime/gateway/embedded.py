@@ -18,12 +18,23 @@ half a second of the last one ending, so a SIGKILLed run neither leaves it behin
 others still use it, takes it away from them. Looking for a running gateway and starting one
 happen under a start lock (:func:`runtime.gateway.lock.start_lock`): two runs started at the
 same moment no longer both start a gateway (the second used to exit with code 3 on the device
-lock, failing its run); the second waits, then leases the first's.
+lock, failing its run); the second waits, then leases the first's. The device lock and the
+start lock live in the machine-wide lock directory (:func:`runtime.gateway.lock.lock_dir`), so
+a run with another state directory finds, and leases, the running gateway too; the leases and
+the config stay in the state directory of the run that started it.
 
 Footprints are estimates from the weights on disk: on CPU a vLLM server's proportional set size
 is dominated by the server itself (measured: 3.2 GB for SmolLM2-135M with a 1 GiB KV cache,
 6.1 GB for Qwen2.5-Coder-0.5B with 2 GiB), so the estimate is a fixed server overhead plus
-1.5x the weights plus the KV cache, which errs on the safe side of both measurements.
+1.5x the weights plus the KV cache, which errs on the safe side of both measurements. The
+weights are counted in the dtype the server will hold: on CPU :func:`runtime.cpu.choose_dtype`
+(float32 on a CPU without bfloat16 instructions doubles a bfloat16 checkpoint).
+
+On CPU the budget is :func:`cpu_budget`: half the RAM at least, and up to three quarters of it
+when that much is free at start (less 2 GiB of headroom), so that the two default models stay
+resident together on a 24 GB machine in either dtype (float32: about 8.6 + 5.6 GB). Where the
+models asked for cannot all be resident at once, ``models_do_not_fit`` says so at start with
+each footprint and the budget.
 """
 
 from __future__ import annotations
@@ -41,14 +52,18 @@ from typing import Any
 import yaml
 
 from runtime.catalog import Catalog, load_catalog
+from runtime.cpu import choose_dtype
 from runtime.endpoint import ModelNotPulledError, list_models
-from runtime.gateway.config import DEFAULT_TOKEN_ENV
+from runtime.gateway.budget import system_ram
+from runtime.gateway.config import DEFAULT_TOKEN_ENV, crowding_warning, format_bytes
 from runtime.gateway.leases import Lease, live_leases, remove_leases, take_lease
 from runtime.gateway.lock import (
+    LOCK_DIR_ENV,
     DeviceBusyError,
     LockHolder,
     device_key,
     is_locked,
+    lock_dir,
     lock_path,
     read_holder,
     start_lock,
@@ -63,6 +78,11 @@ GiB = 2**30
 CPU_SERVER_OVERHEAD = int(2.5 * GiB)
 CUDA_RUNTIME_OVERHEAD = 2 * GiB
 DEFAULT_RAM_FRACTION = 0.5
+"""CPU: the budget is at least this share of the RAM (:func:`cpu_budget`)."""
+MAX_RAM_FRACTION = 0.75
+"""CPU: and at most this share, when it is free at start."""
+RAM_HEADROOM = 2 * GiB
+"""CPU: what the budget leaves of the RAM free at start (the gateway, sandboxed test runs)."""
 GATEWAY_START_TIMEOUT_S = 60.0
 GATEWAY_STOP_TIMEOUT_S = 60.0
 _log = get_logger("gateway.embedded")
@@ -98,8 +118,38 @@ def served_weights(weights_bytes: int, stored_dtype: str, extra_args: Sequence[s
     return weights_bytes * served // stored
 
 
-def _model_entry(name: str, weights: int, settings: Settings, device: Device) -> dict[str, Any]:
-    extra = list(settings.vllm_extra_args)
+def available_ram() -> int | None:
+    """``MemAvailable`` from ``/proc/meminfo`` in bytes; None when it cannot be read."""
+    try:
+        for line in Path("/proc/meminfo").read_text("utf-8").splitlines():
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def cpu_budget(total: int, available: int | None) -> tuple[int, str]:
+    """The embedded gateway's CPU budget from the RAM ``total`` and ``available`` at start.
+
+    ``available`` less :data:`RAM_HEADROOM`, between :data:`DEFAULT_RAM_FRACTION` (the budget
+    before, whatever is free) and :data:`MAX_RAM_FRACTION` of ``total``. On a 23.5 GiB machine
+    with 22 GiB free: 17.7 GiB, room for both default models in float32 (13.3 GiB declared).
+    """
+    low, high = int(total * DEFAULT_RAM_FRACTION), int(total * MAX_RAM_FRACTION)
+    free = high if available is None else available - RAM_HEADROOM
+    budget = max(low, min(high, free))
+    why = (
+        f"{budget / total:.0%} of {format_bytes(total)} RAM: {format_bytes(free)} free at "
+        f"start less {format_bytes(RAM_HEADROOM)} headroom, within "
+        f"{DEFAULT_RAM_FRACTION:.0%}-{MAX_RAM_FRACTION:.0%} of the RAM"
+    )
+    return budget, why
+
+
+def _model_entry(
+    name: str, weights: int, settings: Settings, device: Device, extra: list[str]
+) -> dict[str, Any]:
     footprint = estimate_footprint(weights, device, settings.cpu_kvcache_gib)
     entry: dict[str, Any] = {
         "name": name,
@@ -138,6 +188,8 @@ def embedded_config(
     """
     catalog = catalog or load_catalog()
     store = ModelStore(settings.models_dir)
+    extra = list(settings.vllm_extra_args)
+    dtype = choose_dtype(device, extra)  # what the gateway's vLLM servers will choose too
     entries = []
     for name in dict.fromkeys(models):
         local = store.describe(catalog.get(name))
@@ -146,21 +198,33 @@ def embedded_config(
                 f"model {name} is not pulled into {settings.models_dir}; "
                 f"run `edgeswarm models pull {name}`"
             )
-        weights = served_weights(local.size_bytes, local.entry.dtype, settings.vllm_extra_args)
-        entries.append(_model_entry(name, weights, settings, device))
+        held = [*extra, *dtype.added_args]
+        weights = served_weights(local.size_bytes, local.entry.dtype, held)
+        entries.append(_model_entry(name, weights, settings, device, extra))
     budget: dict[str, Any]
+    resolved: tuple[int, str] | None = None
     if budget_bytes is not None:
         budget = {"bytes": budget_bytes}
+        resolved = budget_bytes, "the configured budget, EDGESWARM_GATEWAY_BUDGET_GIB"
     elif device is Device.CUDA:
         budget = {"gpu_memory": "total", "reserve": GiB}
     else:
-        budget = {"ram_fraction": DEFAULT_RAM_FRACTION}
+        resolved = cpu_budget(system_ram(), available_ram())
+        budget = {"bytes": resolved[0]}
+    _log.info("embedded_models", dtype=dtype.dtype or "auto", why=dtype.why, budget=budget)
+    if resolved is not None:
+        footprints = {entry["name"]: int(entry["footprint"]) for entry in entries}
+        warning = crowding_warning(footprints, *resolved)
+        if warning is not None:
+            _log.warning(
+                "models_do_not_fit", message=warning, footprints=footprints, budget=resolved[0]
+            )
     return {
         "device": str(device),
         "state_dir": str(settings.state_dir),
         "models_dir": str(settings.models_dir),
         "budget": budget,
-        "scheduling": {"request_timeout_s": settings.request_timeout_s},
+        "scheduling": {"request_idle_s": settings.call_idle_s},
         "models": entries,
     }
 
@@ -232,11 +296,15 @@ def running_gateway(settings: Settings, device: Device, models: Sequence[str]) -
 
 def _running_holder(settings: Settings, device: Device, models: Sequence[str]) -> LockHolder | None:
     """:func:`running_gateway`, with the lock's holder rather than its URL."""
-    path = lock_path(settings.state_dir, device_key(device))
+    path = lock_path(lock_dir(settings.lock_dir), device_key(device))
     if not is_locked(path):
         return None
     holder = read_holder(path)
-    if holder is not None and (why := dying_reason(holder)) is not None:
+    try:
+        why = dying_reason(holder) if holder is not None else None
+    except PermissionError:
+        raise DeviceBusyError(_not_ours(holder, f"device {device}")) from None
+    if holder is not None and why is not None:
         _wait_for_release(path, holder, why, device)
         return None
     served: set[str] = set()
@@ -299,7 +367,7 @@ def embedded_gateway(
             return config
         return embedded_config(settings, models, device=device, budget_bytes=budget_bytes)
 
-    with start_lock(settings.state_dir, device_key(device), START_LOCK_WAIT_S):
+    with start_lock(lock_dir(settings.lock_dir), device_key(device), START_LOCK_WAIT_S):
         use = _use_or_start(settings, device, models, make_config, start_timeout_s)
     try:
         yield use.url
@@ -347,6 +415,8 @@ def _lease(holder: LockHolder) -> _Use | None:
         lease = take_lease(leases_dir(config))
     except FileNotFoundError:
         return None  # its leases went with it
+    except PermissionError:
+        raise DeviceBusyError(_not_ours(holder, "its device")) from None
     # Written before looking: a user ending now sees this lease, or we see it gone.
     if not live_leases(leases_dir(config), besides=lease):
         lease.release()
@@ -375,7 +445,7 @@ def _start(
         _command(path, port, leases),
         health_url=f"http://127.0.0.1:{port}/health",
         log_path=settings.log_dir() / f"gateway-{port}.log",
-        env={k: v for k, v in os.environ.items() if k != DEFAULT_TOKEN_ENV},
+        env=_gateway_env(settings),
         start_timeout_s=start_timeout_s,
         stop_timeout_s=GATEWAY_STOP_TIMEOUT_S,
     )
@@ -387,6 +457,27 @@ def _start(
         raise
     _log.info("gateway_started", url=f"http://127.0.0.1:{port}", models=list(models))
     return _Use(f"http://127.0.0.1:{port}/v1", lease, path, process, process.pid)
+
+
+def _gateway_env(settings: Settings) -> dict[str, str]:
+    """The embedded gateway's environment: ours, less the gateway token, plus our lock dir.
+
+    The lock directory is the one this run looks in, whatever a settings file would tell the
+    gateway.
+    """
+    env = {k: v for k, v in os.environ.items() if k != DEFAULT_TOKEN_ENV}
+    env[LOCK_DIR_ENV] = str(lock_dir(settings.lock_dir))
+    return env
+
+
+def _not_ours(holder: LockHolder | None, device: str) -> str:
+    """Why a run cannot lease the embedded gateway of another user (its leases are theirs)."""
+    where = f"pid {holder.pid} at {holder.url}" if holder else "an unknown process"
+    return (
+        f"another user's embedded gateway ({where}) owns {device}, and its leases are not "
+        f"ours to take; set EDGESWARM_BASE_URL to {holder.url if holder else 'it'}/v1 to use it "
+        "while it runs, or ask its owner to stop it"
+    )
 
 
 def _end(use: _Use) -> None:

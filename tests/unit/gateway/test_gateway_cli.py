@@ -17,6 +17,7 @@ import yaml
 
 from runtime.catalog import load_catalog
 from runtime.endpoint import ModelNotPulledError
+from runtime.gateway.budget import system_ram
 from runtime.gateway.cli import add_gateway_parser, main
 from runtime.gateway.config import parse_config, schema_text
 from runtime.gateway.embedded import GiB, embedded_config, estimate_footprint, running_gateway
@@ -147,7 +148,8 @@ def test_the_embedded_config_covers_the_requested_models(tmp_path: Path) -> None
     assert [m.name for m in config.models] == names[:2]
     assert config.budget.bytes == 6 * GiB and config.state_dir == settings.state_dir
     by_ram = embedded_config(settings, names[:1], device=Device.CPU)
-    assert by_ram["budget"] == {"ram_fraction": 0.5}
+    budget = by_ram["budget"]["bytes"]  # from the RAM free at start (test_cpu_dtype)
+    assert 0.5 * system_ram() <= budget <= 0.75 * system_ram()
     with pytest.raises(ModelNotPulledError, match="edgeswarm models pull qwen"):
         embedded_config(settings, ["qwen2.5-coder-0.5b-instruct"], device=Device.CPU)
 
@@ -170,10 +172,9 @@ def test_a_dtype_cast_in_the_server_args_is_in_the_footprint(tmp_path: Path) -> 
     def near(got: list[int], want: list[int]) -> bool:  # the manifest's few bytes aside
         return all(abs(a - b) < 1000 for a, b in zip(got, want, strict=True))
 
-    stored = footprints()
+    stored = footprints("--dtype", "auto")  # no --dtype: the CPU's choice (test_cpu_dtype)
     assert near(footprints("--dtype", "float32"), [stored[0] + 15 * MB, stored[1]])
     assert near(footprints("--dtype=bfloat16"), [stored[0], stored[1] - 15 * MB])
-    assert footprints("--dtype", "auto") == stored
 
 
 def test_footprint_estimates_err_on_the_safe_side_of_measurements() -> None:
