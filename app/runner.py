@@ -6,10 +6,11 @@ import asyncio
 import json
 import os
 import sqlite3
-from collections.abc import Awaitable, Callable, Mapping
+import sys
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import fields
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph.state import CompiledStateGraph
@@ -32,6 +33,9 @@ ProgressFn = Callable[[str, Mapping[str, Any]], Awaitable[None] | None]
 """Called with each node's update as it lands; may be a coroutine function."""
 SwarmGraph = CompiledStateGraph[State, Context, InputState, OutputState]
 _log = get_logger("runner")
+RUN_LOG = "run.log.jsonl"
+"""The run's log file in its ``--out`` directory."""
+_LINE_CHARS = 200
 
 
 class InputError(ValueError):
@@ -198,6 +202,161 @@ async def run_checkpointed(
     )
 
 
+def run_log_path(out: str | Path | None, log_dir: Path, thread_id: str) -> Path:
+    """Where a run's JSON log goes: ``<out>/run.log.jsonl``, else ``<log_dir>/runs/<thread>``."""
+    if out:
+        return Path(out) / RUN_LOG
+    return log_dir / "runs" / f"{thread_id}.log.jsonl"
+
+
+class ProgressPrinter:
+    """A run's live progress: one short line per model call and per decision, on stderr.
+
+    - ``[node] MODEL: P+C tokens, S s`` as each model call ends (the swap wait, the attempts
+      and a call with no usable answer are added when there are any);
+    - ``[node] waiting for model M (loading or swapping in)`` or ``... for the endpoint``,
+      when a node has waited a second for its model or for the embedded gateway to start;
+    - ``[coder] 4 candidates, 3 pass the 7 checks`` after each round of checks (``; revising``
+      when another round follows);
+    - ``[auditors] approved``, or what they asked for, at the decision;
+    - ``[node] failed: why`` when a node fails.
+
+    Nothing else: a node that finished without deciding anything prints nothing (no bare
+    ``[coder]``), and a stream event of another kind (``call_progress``, whatever comes
+    next) prints nothing. Each line is also logged, at debug, to the run's log file.
+
+    The same lines whether stderr is a terminal or not. Off a terminal (CI, a pipe, a
+    supervisor) they stay on stderr, beside the JSON log lines: not on stdout, which carries
+    the result alone, so that a script parses ``--json``'s output as one JSON document; and
+    not suppressed, because a script watching a run that takes minutes on a CPU wants to see
+    it alive and how far it got (a test waits for ``[researcher] `` to know the researcher is
+    done). They are easy to tell from the log lines: those start with ``{``, these with ``[``.
+    """
+
+    def __init__(self, stream: TextIO | None = None) -> None:
+        """Print to ``stream``; None: whatever ``sys.stderr`` is at the time."""
+        self._stream = stream
+        self._audits: dict[str, Any] = {}
+
+    def call(self, event: Any) -> None:
+        """A ``custom`` stream event (see :func:`graphs.llm.emit`)."""
+        if not isinstance(event, Mapping):
+            return
+        kind, node = event.get("event"), str(event.get("node", "?"))
+        try:
+            if kind == "call":
+                self._line(node, _call_text(event))
+            elif kind in ("model", "endpoint") and event.get("phase") == "waiting":
+                what = (
+                    f"model {event.get('model')} (loading or swapping in)"
+                    if kind == "model"
+                    else "the endpoint (the embedded gateway starting)"
+                )
+                self._line(node, f"waiting for {what}")
+            elif kind in ("model", "endpoint"):
+                fields = {k: v for k, v in event.items() if k not in ("event", "node")}
+                _log.debug("wait_over", kind=kind, node=node, **fields)
+        except (TypeError, ValueError, AttributeError) as err:  # a display never stops a run
+            _log.debug("progress_unprintable", node=node, kind=kind, error=str(err))
+
+    def node(self, node: str, update: Mapping[str, Any]) -> None:
+        """A node's update as it lands: a line when it decided something or failed."""
+        try:
+            self._node(node, update)
+        except (TypeError, ValueError, AttributeError, LookupError) as err:
+            _log.debug("progress_unprintable", node=node, error=str(err))
+
+    def _node(self, node: str, update: Mapping[str, Any]) -> None:
+        if update.get("error") and update.get("status") == "failed":
+            error = str(update["error"])
+            self._line(node, f"failed: {error.removeprefix(f'{node}: ')}")
+        elif node == "run_tests" and update.get("scored"):
+            self._line("coder", _checks_text(update))
+        elif node.endswith("_auditor") and isinstance(update.get("audits"), Mapping):
+            self._audits.update(update["audits"])
+        elif node == "decide":
+            self._line("auditors", _audits_text(self._audits, update.get("decision")))
+            self._audits = {}
+
+    def _line(self, label: str, text: str) -> None:
+        line = " ".join(f"[{label}] {text}".split())
+        if len(line) > _LINE_CHARS:
+            line = line[: _LINE_CHARS - 3] + "..."
+        _log.debug("progress", line=line)
+        print(line, file=self._stream or sys.stderr, flush=True)
+
+
+def _call_text(event: Mapping[str, Any]) -> str:
+    text = (
+        f"{event.get('model', '?')}: {event.get('prompt_tokens', 0)}+"
+        f"{event.get('completion_tokens', 0)} tokens, {float(event.get('seconds', 0.0)):.1f} s"
+    )
+    swap = float(event.get("swap_wait_s", 0.0) or 0.0)
+    if swap >= 0.1:
+        text += f", swap wait {swap:.1f} s"
+    attempts = int(event.get("attempts", 1) or 1)
+    if attempts > 1:
+        text += f", {attempts} attempts"
+    if event.get("cut"):
+        text += f", cut: {event['cut']}"
+    if not event.get("ok", True):
+        text += ", no usable answer"
+    return text
+
+
+def _checks_text(update: Mapping[str, Any]) -> str:
+    """``4 candidates, 3 pass the 7 checks``: the latest round's candidates, after the checks."""
+    scored: Sequence[Any] = update["scored"]
+    latest = max(getattr(c, "revision", 0) for c in scored)
+    round_ = [c for c in scored if getattr(c, "revision", 0) == latest]
+    checks = len(update.get("checks") or [])
+    passing = sum(1 for c in round_ if _passes(c))
+    text = f"{len(round_)} candidate{'' if len(round_) == 1 else 's'}, "
+    if checks == 0:
+        text += f"{passing} run{'s' if passing == 1 else ''}, no checks to pass"
+    elif passing:
+        text += f"{passing} pass{'es' if passing == 1 else ''} the {checks} checks"
+    else:
+        best = update.get("best")
+        verdicts = getattr(scored[best], "verdicts", []) if isinstance(best, int) else []
+        text += f"none passes all {checks} checks"
+        if verdicts:
+            text += f" (the best passes {sum(1 for v in verdicts if getattr(v, 'ok', False))})"
+    if update.get("decision") == "revise":
+        text += "; revising"
+    return text
+
+
+def _passes(candidate: Any) -> bool:
+    return not getattr(candidate, "gate", "") and all(
+        getattr(v, "ok", False) for v in getattr(candidate, "verdicts", [])
+    )
+
+
+def _audits_text(audits: Mapping[str, Any], decision: Any) -> str:
+    """``approved``, or which auditor asked for changes; and whether the coder revises."""
+    verdicts = {kind: getattr(report, "verdict", "?") for kind, report in sorted(audits.items())}
+    if not verdicts:
+        text = "done"
+    elif all(verdict == "approve" for verdict in verdicts.values()):
+        text = "approved"
+    else:
+        text = ", ".join(
+            f"{kind} approves"
+            if verdict == "approve"
+            else f"{kind} asks for changes ({_findings(audits[kind])})"
+            for kind, verdict in verdicts.items()
+        )
+    if decision == "revise":
+        text += "; revising for the tools' blocking evidence"
+    return text
+
+
+def _findings(report: Any) -> str:
+    count = len(getattr(report, "findings", []) or [])
+    return f"{count} finding{'' if count == 1 else 's'}"
+
+
 def output_json(state: OutputState, **extra: Any) -> dict[str, Any]:
     """The output state as JSON-ready data, with extra top-level keys."""
     data: dict[str, Any] = TypeAdapter(OutputState).dump_python(state, mode="json")
@@ -248,11 +407,21 @@ def report_markdown(data: dict[str, Any]) -> str:
         lines.append("")
     for name, content in (report.get("files") or {}).items():
         lines += [f"## {name}", "", "```python", content.rstrip(), "```", ""]
-    lines += ["## Calls", "", "| node | model | prompt | completion | s | swap wait s |"]
-    lines.append("| --- | --- | --- | --- | --- | --- |")
+    lines += ["## Calls", "", "| node | model | prompt | completion | s | swap wait s | cut |"]
+    lines.append("| --- | --- | --- | --- | --- | --- | --- |")
     for m in data.get("metrics", []):
         lines.append(
             f"| {m['node']} | {m['model']} | {m['prompt_tokens']} | {m['completion_tokens']} "
-            f"| {m['seconds']} | {m['swap_wait_s']} |"
+            f"| {m['seconds']} | {m['swap_wait_s']} | {_cut_text(m)} |"
         )
     return "\n".join(lines) + "\n"
+
+
+def _cut_text(metrics: dict[str, Any]) -> str:
+    """Why a call was cut, and what became of what it streamed ("" when it was not cut)."""
+    why = metrics.get("cut") or ""
+    if not why:
+        return ""
+    if metrics.get("kept"):
+        return f"{why} (its whole code block was kept)"
+    return f"{why} (while streaming; dropped)" if metrics.get("streaming") else why

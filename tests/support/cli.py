@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
+import os
+import pty
+import select
+import subprocess
 import sys
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
 
 
 def edgeswarm(*args: str) -> list[str]:
@@ -28,3 +36,55 @@ def assert_honest_result(output: dict[str, object], returncode: int, err: str) -
     metrics = output["metrics"]
     assert isinstance(metrics, list) and metrics
     assert all(m["completion_tokens"] > 0 and m["seconds"] > 0 for m in metrics)
+
+
+@dataclass(frozen=True)
+class TerminalRun:
+    """What a command printed on a terminal (stdout and stderr both), and its exit code."""
+
+    returncode: int
+    text: str
+
+    @property
+    def lines(self) -> list[str]:
+        """The printed lines, as a user sees them (a terminal ends them with CR LF)."""
+        return self.text.replace("\r\n", "\n").splitlines()
+
+
+def run_on_a_terminal(
+    command: Sequence[str],
+    *,
+    env: Mapping[str, str],
+    cwd: Path,
+    timeout_s: float = 120,
+) -> TerminalRun:
+    """Run ``command`` with a pseudo-terminal as its stdin, stdout and stderr (isatty true)."""
+    main, child = pty.openpty()
+    try:
+        process = subprocess.Popen(
+            list(command), stdin=child, stdout=child, stderr=child, env=dict(env), cwd=cwd
+        )
+    finally:
+        os.close(child)
+    chunks: list[bytes] = []
+    deadline = time.monotonic() + timeout_s
+    try:
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([main], [], [], 0.5)
+            if not ready:
+                if process.poll() is not None:
+                    break
+                continue
+            try:
+                chunk = os.read(main, 65536)
+            except OSError:  # EIO: the child's side of the terminal is closed
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+        else:
+            process.kill()
+        returncode = process.wait(timeout=30)
+    finally:
+        os.close(main)
+    return TerminalRun(returncode, b"".join(chunks).decode("utf-8", "replace"))

@@ -1,5 +1,6 @@
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -38,7 +39,51 @@ def test_run_against_a_server_prints_json(
     assert len(output["run_id"]) == 12
     # the fake serves one model: every role was mapped to it, the fallback dropped
     assert {body["model"] for body in fake_openai.requests()} == {"fake-model"}
-    assert "[coder] fake-model" in captured.err  # live progress, node by node
+    assert "[coder] fake-model" in captured.err  # live progress, call by call
+    assert "[coder] 1 candidate, 1 passes the 2 checks" in captured.err  # and each decision
+    assert not re.search(r"^\[\w+\]\s*$", captured.err, re.MULTILINE)  # never a bare `[coder]`
+
+
+def test_run_logs_every_event_to_a_file_in_its_out_directory(
+    fake_openai: FakeOpenAI, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    approve_script(fake_openai)
+    out = tmp_path / "out"
+    assert main(["run", "--out", str(out), "--base-url", fake_openai.base_url, "add"]) == EXIT_OK
+    err = capsys.readouterr().err
+    log = out / "run.log.jsonl"
+    assert f"edgeswarm: log {log}" in err
+    assert f"edgeswarm: wrote solution.py, test_solution.py, report.json, report.md in {out}" in err
+    events = [json.loads(line) for line in log.read_text().splitlines()]
+    assert {"run_started", "node_done", "progress"} <= {e["event"] for e in events}
+
+
+def test_a_run_without_out_logs_to_the_state_directory(
+    fake_openai: FakeOpenAI, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    approve_script(fake_openai)
+    assert main(["run", "--json", "--base-url", fake_openai.base_url, "add"]) == EXIT_OK
+    thread = json.loads(capsys.readouterr().out)["thread_id"]
+    log = tmp_path / "state" / "logs" / "runs" / f"{thread}.log.jsonl"
+    assert any(json.loads(line)["event"] == "node_done" for line in log.read_text().splitlines())
+
+
+@pytest.mark.parametrize(("flags", "shown"), [([], False), (["--log-level", "info"], True)])
+def test_a_terminal_shows_info_events_only_when_asked(
+    fake_openai: FakeOpenAI,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    flags: list[str],
+    shown: bool,
+) -> None:
+    """On a terminal, warnings and errors only, unless ``--log-level`` says otherwise."""
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    approve_script(fake_openai)
+    assert main([*flags, "run", "--base-url", fake_openai.base_url, "add"]) == EXIT_OK
+    err = capsys.readouterr().err
+    assert ("info: node_done node=researcher" in err) is shown
+    assert "warning: node_failed node=coder" in err  # a sampled candidate with no code
+    assert not [line for line in err.splitlines() if line.startswith("{")]
 
 
 def test_run_pretty_output(fake_openai: FakeOpenAI, capsys: pytest.CaptureFixture[str]) -> None:
@@ -154,9 +199,17 @@ def test_task_from_stdin(
 def test_bad_setting_is_a_usage_error(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setenv("EDGESWARM_REQUEST_TIMEOUT_S", "-1")
+    monkeypatch.setenv("EDGESWARM_CALL_IDLE_S", "-1")
     assert main(["run", "task"]) == EXIT_USAGE
-    assert "EDGESWARM_REQUEST_TIMEOUT_S" in capsys.readouterr().err
+    assert "EDGESWARM_CALL_IDLE_S" in capsys.readouterr().err
+
+
+def test_the_old_request_deadline_is_refused_naming_its_replacement(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("EDGESWARM_REQUEST_TIMEOUT_S", "180")
+    assert main(["run", "task"]) == EXIT_USAGE
+    assert "EDGESWARM_CALL_IDLE_S" in capsys.readouterr().err
 
 
 def test_unpulled_model_says_what_to_do(capsys: pytest.CaptureFixture[str]) -> None:
@@ -217,3 +270,19 @@ def test_an_unknown_model_is_refused_before_a_run_is_recorded(
     assert "unknown model 'nope'" in capsys.readouterr().err
     assert main(["runs"]) == EXIT_OK
     assert "no runs yet" in capsys.readouterr().out
+
+
+def test_a_log_file_that_cannot_be_written_is_a_warning(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from app.cli import _log_file
+    from runtime.logs import configure_logging
+    from runtime.settings import LogFormat
+
+    configure_logging(LogFormat.JSON, "info")
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    with _log_file(blocker / "run.log.jsonl", "edgeswarm: log"):
+        pass
+    err = capsys.readouterr().err
+    assert "log_file_unwritable" in err and "edgeswarm: log" not in err
