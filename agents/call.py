@@ -1,4 +1,4 @@
-"""A structured call with a deadline, one retry on a larger budget, then the fallback model.
+"""A structured call: one retry on a larger budget, then the fallback model.
 
 Order of attempts: the role's model with the schema-sized budget; the same model with a
 larger budget (only when the first answer was cut off or invalid); the fallback model. A
@@ -6,11 +6,14 @@ timeout, and a request the endpoint refused, skip straight to the fallback. Befo
 attempt the model is leased, so a swap happens before the prompt is sent and its wait is
 measured.
 
-Within one attempt, and within its deadline, a request the endpoint could not take now
-(:class:`agents.transport.EndpointUnavailableError`: the gateway restarting, a model server
-restarting, a full queue) is resent with backoff: a bounded number of times, except for a full
-queue (429), which is waited out as its ``Retry-After`` says until the deadline. That is not a
-new attempt: the answer was never produced, so the budget and the model stay.
+No attempt has a fixed deadline: each call is streamed and cut only when it stalls (no token
+and no work on its model's server for the idle limit, :mod:`agents.stream`), which raises a
+deadline error (a hung model gets no second try). Within one attempt, a request the endpoint
+could not take now (:class:`agents.transport.EndpointUnavailableError`: the gateway
+restarting, a model server restarting, a full queue) is resent with backoff: a bounded number
+of times, except for a full queue (429), which is waited out as its ``Retry-After`` says, up
+to :attr:`CallPolicy.queue_wait_s`. That is not a new attempt: the answer was never produced,
+so the budget and the model stay.
 
 Why this is not LangGraph's node ``retry_policy`` or ``timeout`` (``TimeoutPolicy``): those act
 on a whole node. A retried coder node would write all its candidates again for one that was
@@ -24,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
@@ -32,6 +36,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 from pydantic import BaseModel
 
+from agents.stream import StalledCallError
 from agents.structured import (
     RequestRefusedError,
     StructuredOutputError,
@@ -69,11 +74,11 @@ class CallPolicy:
     """Budget of the first attempt; None sizes it from the schema."""
     max_tokens_cap: int = 3072
     retry_factor: float = 1.75
-    timeout_s: float = 180.0
-    """Deadline of one attempt, resends included."""
+    queue_wait_s: float = 1800.0
+    """The longest one attempt waits out a full queue (429) before it gives up."""
     resends: int = 4
     """Resends of a request the endpoint could not take (unreachable, 502, 503) per attempt;
-    a full queue (429) is waited out until the deadline without counting."""
+    a full queue (429) is waited out (up to ``queue_wait_s``) without counting."""
     backoff_s: float = 1.0
     """Wait before the first resend; it doubles with each one, up to ``max_backoff_s``."""
     max_backoff_s: float = 8.0
@@ -96,6 +101,8 @@ class CallTrace:
     """Requests sent again because the endpoint could not take them (not new attempts)."""
     last_resend_reason: str = ""
     """Why the current attempt's last request was resent ("" when none was)."""
+    stalled: int = 0
+    """Attempts cut because they stalled (no token, no progress on the model)."""
 
     @property
     def last_model(self) -> str:
@@ -165,13 +172,15 @@ async def _attempt(
     model, budget = step
     failures = 0
     trace.last_resend_reason = ""
+    started = time.monotonic()
     while True:
         try:
             trace.swap_wait_s += await lease(model)
             return await invoke(chat(model, budget), schema, messages, model)
         except EndpointUnavailableError as err:
             failures += 0 if err.backpressure else 1
-            if failures > policy.resends or _not_soon(err, policy):
+            waited_out = time.monotonic() - started > policy.queue_wait_s
+            if failures > policy.resends or _not_soon(err, policy) or waited_out:
                 raise
             trace.resends += 1
             trace.last_resend_reason = str(err)
@@ -206,14 +215,14 @@ async def call_structured(
         model, budget = plan[index]
         trace.attempts.append(f"{model}@{budget}")
         try:
-            async with asyncio.timeout(policy.timeout_s):
-                result = await _attempt(
-                    schema, messages, policy, plan[index], chat, lease, trace, asker
-                )
+            result = await _attempt(
+                schema, messages, policy, plan[index], chat, lease, trace, asker
+            )
             trace.add(result.prompt_tokens, result.completion_tokens)
             return CallOutcome(result, trace)
-        except TimeoutError as err:  # ours, or the endpoint's deadline (504)
-            trace.errors.append(_timed_out(model, err, policy, trace))
+        except TimeoutError as err:  # stalled, or the endpoint's deadline (504)
+            trace.stalled += isinstance(err, StalledCallError)
+            trace.errors.append(_timed_out(model, err, trace))
             index = _next_model(plan, index)
         except (EndpointUnavailableError, RequestRefusedError) as err:
             trace.errors.append(str(err))  # the same request again would fare no better
@@ -225,10 +234,10 @@ async def call_structured(
     raise AgentCallError(trace)
 
 
-def _timed_out(model: str, err: TimeoutError, policy: CallPolicy, trace: CallTrace) -> str:
+def _timed_out(model: str, err: TimeoutError, trace: CallTrace) -> str:
     if str(err):
         return str(err)
-    message = f"{model}: no answer within {policy.timeout_s:.0f} s"
+    message = f"{model}: no answer (timed out)"
     if trace.last_resend_reason:
         message += f" (last resent after: {trace.last_resend_reason})"
     return message

@@ -22,20 +22,18 @@ import time
 from collections.abc import Sequence
 from typing import Any, Literal
 
-import openai
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from pydantic import BaseModel, Field
 
 from agents.examples import EntryPoint
 from agents.prompts import PromptLayout, layout
+from agents.stream import stream_answer
 from agents.structured import (
     InvalidOutputError,
     RawAnswer,
     StructuredResult,
     TruncatedOutputError,
-    read_answer,
-    request_failure,
 )
 from tools.pysource import parse
 
@@ -258,14 +256,40 @@ def definitions(code: str) -> str:
 async def _answer(
     llm: BaseChatModel, messages: Sequence[BaseMessage], model: str, **request: Any
 ) -> RawAnswer:
-    """One chat call's answer; a request that got none raises as the transport says."""
-    try:
-        raw = await llm.ainvoke(list(messages), **request)
-    except (TimeoutError, openai.APIError) as err:
-        raise request_failure(model, err) from err
-    if not isinstance(raw, AIMessage):
-        raise InvalidOutputError(model, f"the chat model answered {type(raw).__name__}")
-    return read_answer(raw)
+    """One chat call's answer, streamed and cut only when it stalls (:mod:`agents.stream`)."""
+    return await stream_answer(llm, messages, model, **request)
+
+
+LOOP_WINDOW = 120
+"""Characters at the end of an answer that, found earlier in it, show it repeats itself."""
+
+
+def looping(text: str, window: int = LOOP_WINDOW) -> bool:
+    """Whether a streaming answer has begun to repeat itself (a loop, not progress).
+
+    Its last ``window`` characters occur, exactly, earlier in the answer: small models that
+    loop repeat whole lines and blocks verbatim, while code that makes progress does not
+    repeat 120 characters at once.
+    """
+    body = text.rstrip()
+    if len(body) < 2 * window:
+        return False
+    return body[-window:] in body[:-window]
+
+
+def partial_code(text: str, begun: str = "") -> str | None:
+    """The code of a call cut before it ended, when its text already holds a whole block.
+
+    ``begun``: the part of the answer written for the model (a stub candidate's opened
+    block). A block that was closed is whole: what came after it is prose or examples the
+    answer would have dropped anyway. None when no block was closed.
+    """
+    if begun and not text.lstrip().startswith("```"):
+        text = begun + text
+    block = fenced_block(text)
+    if block is None or not block[1] or not block[0].strip():
+        return None
+    return definitions(block[0])
 
 
 async def ainvoke_plain_code(

@@ -28,6 +28,9 @@ from agents.transport import EndpointDeadlineError, status_failure, unreachable
 
 T = TypeVar("T", bound=BaseModel)
 
+CONNECT_S = 10.0
+"""Seconds to connect to the endpoint before it counts as unreachable."""
+
 # Worst-case characters per token for JSON text from these tokenizers, measured loosely:
 # keys and punctuation are short tokens, free text averages about 3-4 characters.
 _CHARS_PER_TOKEN = 2.5
@@ -86,10 +89,15 @@ def chat_model(
     api_key: str = "EMPTY",
     temperature: float = 0.0,
     seed: int | None = 0,
-    timeout_s: float = 180.0,
+    timeout_s: float | None = None,
     http_client: httpx.AsyncClient | None = None,
 ) -> ChatOpenAI:
     """A langchain-openai chat model for an OpenAI-compatible vLLM (or gateway) endpoint.
+
+    ``timeout_s`` bounds each read (None: no bound; connecting still gives up after
+    :data:`CONNECT_S`). Calls are streamed and cut by their liveness (:mod:`agents.stream`),
+    not by a read timeout nor by langchain-openai's ``stream_chunk_timeout`` (off here: a
+    fixed gap between chunks cuts a request queued behind other streams).
 
     Pass ``http_client`` (and close it yourself) when more than one event loop may use
     the model over the process's life: langchain-openai's default client is cached per
@@ -102,7 +110,9 @@ def chat_model(
         temperature=temperature,
         seed=seed,
         max_completion_tokens=max_tokens,
-        timeout=timeout_s,
+        # (connect, read, write, pool): a tuple, which both httpx and httpx2 take
+        timeout=(CONNECT_S, timeout_s, timeout_s, None),
+        stream_chunk_timeout=None,
         max_retries=0,  # retries are the caller's decision: a larger budget, another model
         http_async_client=http_client,
     )
@@ -137,35 +147,36 @@ def _max_chars(node: dict[str, Any], defs: dict[str, Any]) -> int:
     return 24  # numbers, booleans, null
 
 
+def response_format(schema: type[BaseModel]) -> dict[str, Any]:
+    """The ``response_format`` body field for ``schema``: ``json_schema``, strict.
+
+    The schema is openai's strict form of the pydantic model (every property required, no
+    additional properties), as ``with_structured_output(method="json_schema", strict=True)``
+    sends it; vLLM enforces it token by token.
+    """
+    strict = openai.pydantic_function_tool(schema)["function"]
+    return {
+        "type": "json_schema",
+        "json_schema": {"name": schema.__name__, "schema": strict["parameters"], "strict": True},
+    }
+
+
 async def ainvoke_structured(
     llm: BaseChatModel, schema: type[T], messages: Sequence[BaseMessage], *, model_name: str
 ) -> StructuredResult[T]:
-    """Ask ``llm`` for an answer that validates against ``schema``; raise when it cannot."""
-    runnable = llm.with_structured_output(
-        schema, method="json_schema", include_raw=True, strict=True
-    )
+    """Ask ``llm`` for an answer that validates against ``schema``; raise when it cannot.
+
+    The answer is streamed (:func:`agents.stream.stream_answer`): it is cut only when it
+    stalls, never while it makes progress. The schema goes in the request body as
+    ``response_format`` (not through langchain's parse helper, which cannot stream with a
+    liveness watch), and the answer is validated here.
+    """
+    from agents.stream import stream_answer  # stream builds on this module's errors
+
     start = time.monotonic()
-    try:
-        out = await runnable.ainvoke(list(messages))
-    except openai.LengthFinishReasonError as err:
-        choices, usage = err.completion.choices, err.completion.usage
-        raw = (choices[0].message.content or "") if choices else ""
-        raise TruncatedOutputError(
-            model_name,
-            "the answer was cut off at its token budget (finish_reason=length)",
-            raw,
-            prompt_tokens=usage.prompt_tokens if usage else 0,
-            completion_tokens=usage.completion_tokens if usage else 0,
-        ) from None
-    except ValidationError as err:
-        # openai's parse helper validates the JSON itself when the schema is a class
-        raise InvalidOutputError(
-            model_name, f"the answer does not match the schema: {_first_error(err)}"
-        ) from None
-    except (TimeoutError, openai.APIError) as err:
-        raise request_failure(model_name, err) from err
-    seconds = time.monotonic() - start
-    return _checked(out, schema, model_name, seconds)
+    body = {"response_format": response_format(schema)}
+    answer = await stream_answer(llm, messages, model_name, extra_body=body)
+    return _checked(answer, schema, model_name, time.monotonic() - start)
 
 
 def request_failure(model: str, err: Exception) -> Exception:
@@ -179,7 +190,22 @@ def request_failure(model: str, err: Exception) -> Exception:
         failure = status_failure(model, response.status_code, response.headers, err.message)
         if failure is not None:
             return failure
+    elif isinstance(err, openai.APIError) and (status := _streamed_status(err)) is not None:
+        # an error event inside a stream already under way (the gateway's: the model's
+        # server died, was unloaded, or stalled): it carries the status a whole answer would
+        failure = status_failure(model, status, {}, err.message)
+        if failure is not None:
+            return failure
     return RequestRefusedError(model, f"request failed: {err}")
+
+
+def _streamed_status(err: openai.APIError) -> int | None:
+    """The HTTP status an in-stream error event names (``{"error": {"code": 503}}``)."""
+    body = err.body
+    code = body.get("code") if isinstance(body, dict) else None
+    if isinstance(code, int) and not isinstance(code, bool) and 400 <= code < 600:
+        return code
+    return None
 
 
 def _first_error(err: ValidationError) -> str:
@@ -214,20 +240,23 @@ def read_answer(raw: AIMessage) -> RawAnswer:
     )
 
 
-def _checked(out: Any, schema: type[T], model_name: str, seconds: float) -> StructuredResult[T]:
-    answer = read_answer(out["raw"])
+def _checked(
+    answer: RawAnswer, schema: type[T], model_name: str, seconds: float
+) -> StructuredResult[T]:
     text, finish, cost = answer.text, answer.finish_reason, answer.cost()
     if finish == "length":
         raise TruncatedOutputError(
             model_name, "the answer was cut off (finish_reason=length)", text, **cost
         )
-    if out.get("parsing_error") is not None or not isinstance(out.get("parsed"), schema):
-        reason = f"the answer does not match the schema: {out.get('parsing_error')}"
-        raise InvalidOutputError(model_name, reason, text, **cost)
+    try:
+        value = schema.model_validate_json(text)
+    except ValidationError as err:
+        reason = f"the answer does not match the schema: {_first_error(err)}"
+        raise InvalidOutputError(model_name, reason, text, **cost) from None
     if finish not in {"stop", ""}:
         raise InvalidOutputError(model_name, f"unexpected finish_reason={finish}", text, **cost)
     return StructuredResult(
-        value=out["parsed"],
+        value=value,
         model=model_name,
         seconds=seconds,
         finish_reason=finish or "stop",

@@ -38,10 +38,11 @@ import httpx
 
 from agents.coder import CODE_TOKENS, code_of, coder_messages, definitions, plain_messages
 from agents.examples import entry_point_of
-from agents.structured import chat_model, read_answer
+from agents.stream import CallWatch, Liveness, StalledCallError, stream_answer, watching
+from agents.structured import chat_model
 from app.runner import run_swarm
 from graphs.context import Context
-from graphs.llm import NodeFailedError, ask_code, lease_model, warm_up
+from graphs.llm import NodeFailedError, ask_code, lease_model, progress_probe, warm_up
 from graphs.nodes import SOLUTION, validate_task
 from graphs.state import InputState, NodeMetrics, OutputState
 from runtime.prefix_cache import Counters, combined, endpoint_counters, total_hit_rate
@@ -59,6 +60,16 @@ ProgressFn = Callable[[str, str, "ArmResult"], None]
 
 class TaskSetError(ValueError):
     """The task set cannot be used (missing directory, file or malformed task)."""
+
+
+LONG_STATEMENT_CHARS = 600
+"""A statement this long (about 150 tokens) is a long task: a stub with rules, edge cases and
+examples, as users paste them (bench/tasks' long stubs)."""
+
+
+def statement_length(statement: str) -> Literal["short", "long"]:
+    """``long`` for a statement of :data:`LONG_STATEMENT_CHARS` or more, else ``short``."""
+    return "long" if len(statement.strip()) >= LONG_STATEMENT_CHARS else "short"
 
 
 @dataclass(frozen=True)
@@ -195,6 +206,11 @@ class ArmResult:
     chosen one), in the order of each attempt's ``checks_passed``."""
     code: str = ""
     """The graded solution.py."""
+    cut: dict[str, int] = field(default_factory=dict)
+    """Calls cut before their answer ended, by reason (``stalled``, ``straggler``)."""
+    cut_streaming: int = 0
+    """Of those, calls cut while they made progress (streaming, not looping) whose text was
+    not kept: work lost."""
 
 
 AUDITOR_NODES = ("security_auditor", "performance_auditor")
@@ -231,6 +247,9 @@ class TaskResult:
     task: str
     split: str = "dev"
     arms: dict[str, ArmResult] = field(default_factory=dict)
+    length: Literal["short", "long"] = "short"
+    """``long``: a statement of :data:`LONG_STATEMENT_CHARS` or more (a pasted stub with its
+    docstring); the summary gives those apart."""
 
 
 async def swarm_arm(task: EvalTask, context: Context, grade_timeout_s: float) -> ArmResult:
@@ -283,7 +302,14 @@ async def _graded_swarm(
         error=state.error,
         grading=checked.detail,
         checks=list(report.checks) if report else [],
+        cut=dict(Counter(m.cut for m in state.metrics if m.cut)),
+        cut_streaming=sum(1 for m in state.metrics if _lost(m)),
     )
+
+
+def _lost(metrics: NodeMetrics) -> bool:
+    """A call cut while it made progress, whose streamed text was not kept."""
+    return bool(metrics.cut) and metrics.cut != "looping" and metrics.streaming and not metrics.kept
 
 
 async def plain_arm(task: EvalTask, context: Context, grade_timeout_s: float) -> ArmResult:
@@ -293,27 +319,36 @@ async def plain_arm(task: EvalTask, context: Context, grade_timeout_s: float) ->
     :func:`definitions`), also from an answer cut at the budget.
     """
     start = time.monotonic()
-    async with httpx.AsyncClient(timeout=context.node_timeout_s) as http:
-        if context.lease_models:
-            await lease_model(http, context.base_url, context.model_for("coder"), context.api_key)
+    model = context.model_for("coder")
+    async with httpx.AsyncClient(timeout=httpx.Timeout(None, connect=10.0)) as http:
         llm = chat_model(
             base_url=context.base_url,
-            model=context.model_for("coder"),
+            model=model,
             api_key=context.api_key,
             max_tokens=context.tokens_for("coder") or CODE_TOKENS,
             temperature=0.0,
             seed=context.seed,
-            timeout_s=context.node_timeout_s,
             http_client=http,
         )
+        # streamed and cut only when it stalls, as the swarm's calls: one rule for both arms
+        watch = CallWatch(
+            Liveness(idle_s=context.call_idle_s),
+            progress_probe(http, context.base_url, model, context.api_key),
+        )
         try:
-            raw = await llm.ainvoke(plain_messages(task.statement))
+            if context.lease_models:
+                await lease_model(http, context.base_url, model, context.api_key)
+            with watching(watch):
+                answer = await stream_answer(llm, plain_messages(task.statement), model)
         except Exception as err:  # the arm's failure is a result, not the end of the eval
             return ArmResult(
-                seconds=round(time.monotonic() - start, 2), outcome="failed", error=repr(err)
+                seconds=round(time.monotonic() - start, 2),
+                outcome="failed",
+                error=repr(err),
+                cut={"stalled": 1} if isinstance(err, StalledCallError) else {},
+                cut_streaming=int(isinstance(err, StalledCallError) and bool(err.partial)),
             )
     seconds = round(time.monotonic() - start, 2)
-    answer = read_answer(raw)
     code = definitions(code_of(answer.text))
     checked = await asyncio.to_thread(grade, code, task.hidden_tests, timeout_s=grade_timeout_s)
     return ArmResult(
@@ -400,7 +435,9 @@ async def evaluate(
     if options.concurrency < 1:
         raise ValueError(f"concurrency must be at least 1, not {options.concurrency}")
     gate = asyncio.Semaphore(options.concurrency)
-    results = {t.name: TaskResult(t.name, t.split) for t in tasks}
+    results = {
+        t.name: TaskResult(t.name, t.split, length=statement_length(t.statement)) for t in tasks
+    }
     runners = {"swarm": swarm_arm, "plain": plain_arm, "direct": direct_arm}
     arm_seconds: dict[str, float] = {}
 
@@ -414,7 +451,11 @@ async def evaluate(
     async def counters() -> dict[str, Counters] | None:
         return await asyncio.to_thread(endpoint_counters, context.base_url, context.api_key)
 
+    async def swaps() -> dict[str, float] | None:
+        return await asyncio.to_thread(gateway_swaps, context.base_url, context.api_key)
+
     caching: dict[str, dict[str, Any] | None] = {}
+    swapped: dict[str, dict[str, float] | None] = {}
     warmed: dict[str, float] = {}
     if context.warm_up:
         # As a server that has been up a while: every grammar compiled before the first task.
@@ -422,15 +463,17 @@ async def evaluate(
         context = replace(context, warm_up=False)
     for arm in options.arms:
         started = time.monotonic()
-        before = await counters()
+        before, swaps_before = await counters(), await swaps()
         await asyncio.gather(*(one(arm, task) for task in tasks))
         arm_seconds[arm] = round(time.monotonic() - started, 1)
         caching[arm] = total_hit_rate(before, await counters())
+        swapped[arm] = _difference(swaps_before, await swaps())
     # the arms' own stretches summed: a server stopped between arms takes no count with it
     caching["all"] = combined(caching.values())
     rows = [results[t.name] for t in tasks]
     summary = summarize(rows, options.arms, arm_seconds)
     summary["prefix_cache"] = caching
+    summary["gateway_swaps"] = swapped
     summary["warm_up_s"] = warmed
     return {
         "summary": summary,
@@ -464,6 +507,8 @@ def _arm_summary(done: Sequence[ArmResult], arm: str) -> dict[str, Any]:
         "median_s": round(statistics.median(seconds), 2) if seconds else None,
         "outcomes": dict(sorted(Counter(a.outcome for a in done).items())),
         "completion_tokens": sum(a.completion_tokens for a in done),
+        "cut_calls": dict(sorted(sum((Counter(a.cut) for a in done), Counter()).items())),
+        "cut_while_streaming": sum(a.cut_streaming for a in done),
         # the tasks where some candidate passed the hidden tests: what selection could reach
         "some_candidate_solved": sum(
             1 for a in done if any(row["hidden_solved"] for row in a.attempts)
@@ -488,6 +533,10 @@ def summarize(
             part = [r.arms[arm] for r in rows if arm in r.arms and r.split == split]
             if part:
                 summary[arm][split] = {"tasks": len(part), "solved": sum(a.solved for a in part)}
+        for length in ("short", "long"):
+            group = [r for r in rows if arm in r.arms and r.length == length]
+            if group:
+                summary[arm][length] = _length_summary(group, arm)
     pairs: dict[str, dict[str, list[str]]] = {}
     for i, first in enumerate(arms):
         for second in arms[i + 1 :]:
@@ -502,6 +551,59 @@ def summarize(
             }
     summary["pairs"] = pairs
     return summary
+
+
+def _length_summary(group: Sequence[TaskResult], arm: str) -> dict[str, Any]:
+    """Solved (all, dev, held-out), median seconds and cut calls of one arm on some tasks."""
+    done = [r.arms[arm] for r in group]
+    seconds = [a.seconds for a in done]
+    return {
+        "tasks": len(done),
+        "solved": sum(a.solved for a in done),
+        "dev": sum(r.arms[arm].solved for r in group if r.split == "dev"),
+        "held_out": sum(r.arms[arm].solved for r in group if r.split == "held-out"),
+        "median_s": round(statistics.median(seconds), 2) if seconds else None,
+        "cut_while_streaming": sum(a.cut_streaming for a in done),
+    }
+
+
+_SWAPS = re.compile(
+    r"^edgeswarm_gateway_(swaps_total|drain_cut_total)\{([^}]*)\}\s+(\S+)$", re.MULTILINE
+)
+
+
+def gateway_swaps(base_url: str, api_key: str = "EMPTY") -> dict[str, float] | None:
+    """An edgeswarm gateway's swap steps so far, and the requests its drains cut.
+
+    By kind (``load``, ``stop``, ``sleep``, ``wake``) and ``drain_cut``; None for an endpoint
+    that is no edgeswarm gateway. A run that never swaps loads each model once and stops none.
+    """
+    root = base_url.rstrip("/").removesuffix("/v1")
+    try:
+        reply = httpx.get(
+            f"{root}/metrics",
+            headers={"Authorization": f"Bearer {api_key}"},
+            timeout=10,
+            trust_env=False,
+        )
+    except httpx.HTTPError:
+        return None
+    if reply.status_code != httpx.codes.OK:
+        return None
+    found: dict[str, float] = {}
+    for name, labels, value in _SWAPS.findall(reply.text):
+        kind = re.search(r'kind="([^"]*)"', labels)
+        key = kind[1] if name == "swaps_total" and kind else "drain_cut"
+        found[key] = found.get(key, 0.0) + float(value)
+    return found if found else None
+
+
+def _difference(
+    before: dict[str, float] | None, after: dict[str, float] | None
+) -> dict[str, float] | None:
+    if before is None or after is None:
+        return None
+    return {key: after[key] - before.get(key, 0.0) for key in after}
 
 
 def check_sandbox() -> None:

@@ -178,6 +178,19 @@ def print_eval(results: dict[str, Any], *, as_json: bool) -> None:
             f"try {'-' if valid is None else f'{100 * valid:.0f}%'} of {part['calls']} calls"
             f"{guided}, median {part.get('median_s')} s a task, {part['wall_s']} s in all"
         )
+        long = part.get("long")
+        if long:
+            print(
+                f"         long statements: solved {long['solved']}/{long['tasks']} (dev "
+                f"{long['dev']}, held-out {long['held_out']}), median {long['median_s']} s"
+            )
+        cut = part.get("cut_calls") or {}
+        if cut or part.get("cut_while_streaming"):
+            reasons = ", ".join(f"{why} {count}" for why, count in cut.items())
+            print(
+                f"         calls cut: {reasons or 'none'}; cut while streaming and lost: "
+                f"{part.get('cut_while_streaming', 0)}"
+            )
     for pair, sides in summary.get("pairs", {}).items():
         print(f"  {pair}: " + "; ".join(f"{k} {', '.join(v) or '-'}" for k, v in sides.items()))
     caching = summary.get("prefix_cache") or {}
@@ -187,4 +200,12 @@ def print_eval(results: dict[str, Any], *, as_json: bool) -> None:
         if part and part.get("hit_rate") is not None
     ]
     print(f"  vLLM prefix-cache hits: {'; '.join(rates) or 'not measured'}")
+    swaps = summary.get("gateway_swaps") or {}
+    steps = [
+        f"{arm} " + ", ".join(f"{kind} {count:g}" for kind, count in sorted(part.items()))
+        for arm, part in swaps.items()
+        if part
+    ]
+    if steps:
+        print(f"  gateway swap steps: {'; '.join(steps)}")
     print(f"  models: {', '.join(f'{k} {v}' for k, v in results.get('models', {}).items())}")

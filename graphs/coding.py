@@ -12,20 +12,22 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import replace
 from typing import Any, Literal, TypeVar
 
+from langchain_core.messages import AIMessage, BaseMessage
 from langgraph.runtime import Runtime
 
 from agents import coder as coder_agent
 from agents import test_writer as writer_agent
 from agents.checks import checks_module
-from agents.coder import CodeDraft, CoderPrompt
+from agents.coder import CodeDraft, CoderPrompt, looping
 from agents.examples import Check, EntryPoint, entry_point_of
 from agents.peer_tests import peer_checks
 from agents.probes import observation, probes
 from agents.selection import disagree, rank, required, supported_failures
+from agents.stream import StreamSink
 from graphs.context import Context, context_of
 from graphs.llm import Answer, NodeFailedError, ask, ask_code, failure
 from graphs.state import Candidate, NodeMetrics, State, TestRun
@@ -106,8 +108,10 @@ async def _candidates(
         for temp, seed, prompt in plan(ctx, state.revision, count, repair=bool(failures))
     ]
 
+    sinks = [StreamSink() for _ in rounds]
+
     def candidate(
-        temp: float, seed: int, prompt: CoderPrompt, whole: bool
+        temp: float, seed: int, prompt: CoderPrompt, whole: bool, sink: StreamSink | None = None
     ) -> Coroutine[Any, Any, Answer[CodeDraft]]:
         return ask_code(
             ctx,
@@ -116,6 +120,7 @@ async def _candidates(
             sampling=(temp, seed),
             greedy=whole,
             plain=prompt != "system",
+            sink=sink,
         )
 
     # One attempt each while others stand in: a greedy answer that loops to its budget would
@@ -123,20 +128,54 @@ async def _candidates(
     # right code), keeping the whole round waiting up to three time-outs (measured: 360 and
     # 530 s on two dev tasks). The whole policy is for a lone candidate, or when all failed.
     lone = len(rounds) == 1
-    calls = [candidate(*one, lone) for one in rounds]
-    answers = await _without_stragglers(calls, ctx.straggler_factor)
-    if not lone and not any(isinstance(answer, Answer) for answer in answers):
+    calls = [candidate(*one, lone, sink) for one, sink in zip(rounds, sinks, strict=True)]
+    started = time.time()
+    cuts: dict[int, str] = {}
+    budget = ctx.budget_left(state.started_at)
+    answers = await _without_stragglers(calls, ctx.straggler_factor, budget, cuts, sinks)
+    retry = ctx.budget_left(state.started_at) != 0.0  # a spent budget writes nothing more
+    if retry and not lone and not any(isinstance(answer, Answer) for answer in answers):
         try:
             retried: Answer[CodeDraft] | BaseException = await candidate(*rounds[0], True)
         except NodeFailedError as err:
             retried = err
         rounds, answers = [*rounds, rounds[0]], [*answers, retried]
+        sinks.append(StreamSink())
+    return _collected(ctx, state, started, rounds, answers, sinks, messages, cuts)
+
+
+def _collected(
+    ctx: Context,
+    state: State,
+    started: float,
+    rounds: list[tuple[float, int, CoderPrompt]],
+    answers: list[Answer[CodeDraft] | BaseException | None],
+    sinks: list[StreamSink],
+    messages: dict[str, list[BaseMessage]],
+    cuts: dict[int, str],
+) -> tuple[list[Candidate], list[NodeMetrics], list[str]]:
+    """The round's candidates, the calls' records and what failed.
+
+    A straggler's code is kept when what it streamed holds a whole block.
+    """
     made: list[Candidate] = []
     metrics: list[NodeMetrics] = []
     errors: list[str] = []
-    for (temp, seed, prompt), answer in zip(rounds, answers, strict=True):
+    for index, ((temp, seed, prompt), answer, sink) in enumerate(
+        zip(rounds, answers, sinks, strict=True)
+    ):
         if answer is None:
-            errors.append(f"candidate (seed {seed}) dropped: still writing long after the greedy")
+            why = cuts.get(index, "straggler")
+            code = coder_agent.partial_code(sink.text, _begun(messages[prompt]))
+            metrics.append(_cut(ctx, state, started, sink, why, kept=code is not None))
+            if code is None:
+                errors.append(f"candidate (seed {seed}) cut ({_CUT_WHY[why]}), no whole block")
+                continue
+            made.append(
+                Candidate(
+                    code=code, revision=state.revision, greedy=temp == 0.0, seed=seed, prompt=prompt
+                )
+            )
         elif isinstance(answer, NodeFailedError):
             metrics.append(answer.metrics)
             errors.append(str(answer))
@@ -156,31 +195,132 @@ async def _candidates(
     return made, metrics, errors
 
 
+def _begun(messages: list[BaseMessage]) -> str:
+    """The part of the answer a prompt writes for the model (a stub's opened block)."""
+    last = messages[-1] if messages else None
+    return last.content if isinstance(last, AIMessage) and isinstance(last.content, str) else ""
+
+
+_CUT_WHY = {
+    "straggler": "still writing long after the greedy one",
+    "looping": "repeating itself after the greedy one was done",
+    "budget": "the run's budget ran out",
+}
+
+
+def _cut(
+    ctx: Context, state: State, started: float, sink: StreamSink, why: str, *, kept: bool
+) -> NodeMetrics:
+    """The record of a candidate cut before it ended (``why``), and whether its code was kept."""
+    return NodeMetrics(
+        node="coder",
+        model=ctx.model_for("coder"),
+        prompt_tokens=0,
+        completion_tokens=sink.chunks,
+        seconds=round(time.time() - started, 3),
+        revision=state.revision,
+        ok=kept,
+        started=round(started, 3),
+        cut=why,
+        streaming=sink.chunks > 0,
+        kept=kept,
+    )
+
+
 _Answer = TypeVar("_Answer")
 
 
-async def _without_stragglers(
-    calls: list[Coroutine[Any, Any, _Answer]], factor: float | None
-) -> list[_Answer | BaseException | None]:
-    """Each call's answer (or its exception); None for a sampled one dropped as a straggler.
+async def _drop_stragglers(
+    tasks: Sequence[asyncio.Future[_Answer]],
+    factor: float,
+    started: float,
+    left: Callable[[], float | None],
+    cuts: dict[int, str],
+    sinks: Sequence[StreamSink] | None = None,
+) -> None:
+    """Wait for the greedy call; then cut the others that loop, or that run on without sinks.
 
-    The first call (the greedy candidate) is always awaited. The others get ``factor`` times
-    its time more once it has answered (all the time they need when it failed), then are
-    cancelled: that frees the server for the rest of the run, and the round waits for no
-    answer that is looping to its token limit.
+    Once the greedy answer is in and ``factor`` times its time more has passed, a sampled
+    call still writing is cut only when what it streamed repeats itself
+    (:func:`agents.coder.looping`: cut as ``looping``); one that makes progress (a longer
+    solution, a slower machine) writes on, bounded by its token budget and the run's budget.
+    Without ``sinks`` (nothing to read the streams from) they are cut at the grace
+    (``straggler``).
     """
+    await asyncio.wait(tasks[:1], timeout=left())
+    if not tasks[0].done() or tasks[0].exception() is not None:
+        return  # no greedy answer: every other one is needed
+    grace = factor * (time.monotonic() - started)
+    budget = left()
+    _, late = await asyncio.wait(tasks[1:], timeout=grace if budget is None else min(grace, budget))
+    if sinks is None:
+        _cancel(tasks, late, cuts, "straggler")
+        return
+    while late and left() != 0.0:
+        looped = {t for t in late if looping(sinks[tasks.index(t)].text)}
+        _cancel(tasks, looped, cuts, "looping")
+        late -= looped
+        budget = left()
+        if late:
+            _, late = await asyncio.wait(
+                late, timeout=_LOOP_CHECK_S if budget is None else min(_LOOP_CHECK_S, budget)
+            )
+
+
+_LOOP_CHECK_S = 1.0
+"""How often the sampled calls still writing after the greedy one are read for loops."""
+
+
+def _cancel(
+    tasks: Sequence[asyncio.Future[_Answer]],
+    cut: set[asyncio.Future[_Answer]],
+    cuts: dict[int, str],
+    why: str,
+) -> None:
+    for index, task in enumerate(tasks):
+        if task in cut:
+            task.cancel()
+            cuts[index] = why
+    if cut:
+        _log.info("candidates_cut", count=len(cut), why=why)
+
+
+async def _without_stragglers(
+    calls: list[Coroutine[Any, Any, _Answer]],
+    factor: float | None,
+    budget_s: float | None = None,
+    cuts: dict[int, str] | None = None,
+    sinks: Sequence[StreamSink] | None = None,
+) -> list[_Answer | BaseException | None]:
+    """Each call's answer (or its exception); None for one cut (looping, the budget).
+
+    The first call (the greedy candidate) is always awaited, up to the run's budget. The
+    others get ``factor`` times its time more once it has answered (all the time they need
+    when it failed); then those that repeat themselves are cut (:func:`_drop_stragglers`):
+    that frees the server, and the round waits for no answer that is looping to its token
+    limit, while an answer that makes progress is never cut for being slow. Whatever is still
+    running when ``budget_s`` (the run's budget left) runs out is cancelled too. A cancelled
+    call's streamed text stays in its sink (:func:`_collected` keeps a whole block);
+    ``cuts`` gets each cut call's index and why (``straggler`` or ``budget``).
+    """
+    cuts = {} if cuts is None else cuts
     started = time.monotonic()
+    ends = started + budget_s if budget_s is not None else None
     tasks = [asyncio.ensure_future(call) for call in calls]
+
+    def left() -> float | None:
+        return None if ends is None else max(0.0, ends - time.monotonic())
+
     try:
         if factor is not None and len(tasks) > 1:
-            await asyncio.wait(tasks[:1])
-            if tasks[0].exception() is None:  # no greedy answer: every other one is needed
-                grace = factor * (time.monotonic() - started)
-                _, late = await asyncio.wait(tasks[1:], timeout=grace)
-                for task in late:
-                    task.cancel()
-                if late:
-                    _log.info("candidates_dropped", count=len(late), grace_s=round(grace, 1))
+            await _drop_stragglers(tasks, factor, started, left, cuts, sinks)
+        _, unfinished = await asyncio.wait(tasks, timeout=left())
+        for index, task in enumerate(tasks):
+            if task in unfinished:
+                task.cancel()
+                cuts[index] = "budget"
+        if unfinished:
+            _log.info("candidates_cut_at_budget", count=len(unfinished))
         await asyncio.wait(tasks)
     finally:
         for task in tasks:
@@ -407,7 +547,15 @@ async def run_tests(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         "problems": problems,
         "decision": "finish",
     }
-    if (failing or search) and best is not None and state.revision < ctx.max_revisions:
+    spent = ctx.budget_left(state.started_at) == 0.0
+    if spent and (failing or search):
+        _log.info("budget_spent", revision=state.revision, best=best_index)
+    if (
+        (failing or search)
+        and best is not None
+        and state.revision < ctx.max_revisions
+        and not spent
+    ):
         update |= {"decision": "revise", "revision": state.revision + 1}
         if not ctx.context_pruning:
             update["history"] = [_latest_attempt(state.revision + 1, done, len(new), checks, runs)]

@@ -7,6 +7,7 @@ Everything a run depends on is here, explicit, so that a run can be replayed exa
 from __future__ import annotations
 
 import inspect
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import MISSING, dataclass, field, fields
 from typing import Any, ClassVar, TypeVar, get_args
@@ -161,9 +162,10 @@ class Context:
     straggler_factor: float | None = field(
         default=1.0,
         metadata=_doc(
-            "Once the greedy candidate is written, the sampled ones still writing get this "
-            "many times its time more, then are dropped (a sampled answer that runs on is "
-            "mostly looping to its token limit); None waits for every one."
+            "Once the greedy candidate is written and this many times its time more has "
+            "passed, a sampled candidate still writing is cut if what it streamed repeats "
+            "itself (a loop: its last 120 characters occur earlier); one that makes progress "
+            "writes on. A cut one keeps a whole code block it streamed. None never cuts."
         ),
     )
     probes: bool = field(
@@ -203,15 +205,30 @@ class Context:
             "baseline only: the variable text first, the rules after it."
         ),
     )
-    node_timeout_s: float = field(
-        default=240.0, metadata=_doc("Deadline of one LLM attempt; then the fallback runs.")
+    call_idle_s: float = field(
+        default=120.0,
+        metadata=_doc(
+            "A model call is cut only when it got no token and its model made no progress "
+            "(no work on its server, no swap under way) for this long; then the fallback "
+            "runs. A call that streams is never cut, however slow the machine. Earlier name: "
+            "node_timeout_s (a fixed deadline, which cut calls that were still streaming)."
+        ),
+    )
+    run_budget_s: float | None = field(
+        default=None,
+        metadata=_doc(
+            "Wall-clock budget of the whole run (None: none). Once it is spent no new "
+            "revision round starts, and the coder's candidates still writing are cut at it, "
+            "each keeping what it streamed (a whole code block still competes): the run "
+            "finishes with the best candidate so far."
+        ),
     )
     resends: int = field(
         default=4,
         metadata=_doc(
             "Resends of a request the endpoint could not take (unreachable, 502, 503), with "
-            "backoff, within node_timeout_s; a full queue (429) is waited out as its "
-            "Retry-After says. Then the fallback runs."
+            "backoff; a full queue (429) is waited out as its Retry-After says. Then the "
+            "fallback runs."
         ),
     )
     resend_backoff_s: float = field(
@@ -266,12 +283,19 @@ class Context:
         tokens: int | None = self._of(role, "tokens")
         return tokens
 
+    def budget_left(self, started_at: float, now: float | None = None) -> float | None:
+        """Seconds left of the run's budget (None: no budget; never below 0)."""
+        if self.run_budget_s is None or not started_at:
+            return None
+        return max(0.0, started_at + self.run_budget_s - (time.time() if now is None else now))
+
     def fallback_for(self, role: Role) -> str | None:
         """The model that answers when the role's fails (None: none does)."""
         return self.fallback_model if spec_of(role, self.roles).fallback else None
 
 
-_POSITIVE = ("node_timeout_s", "sandbox_timeout_s", "handover_chars")
+_POSITIVE = ("call_idle_s", "sandbox_timeout_s", "handover_chars")
+_OPTIONAL_POSITIVE = ("run_budget_s",)
 _NON_NEGATIVE = ("max_revisions", "resends", "resend_backoff_s")
 _WHOLE = ("max_revisions", "resends")
 _COUNTS = ("candidates", "revision_candidates")
@@ -303,12 +327,20 @@ def _problems(ctx: Context) -> Iterator[tuple[str, str]]:
     if ctx.fallback_model is not None and (why := _bad_model(ctx.fallback_model)):
         yield "fallback_model", why + " or null"
     yield from _number_problems(ctx)
+    yield from _optional_problems(ctx)
     if ctx.prompt_layout not in get_args(PromptLayout):
         choices = ", ".join(get_args(PromptLayout))
         yield "prompt_layout", f"must be one of {choices}, not {ctx.prompt_layout!r}"
     url = ctx.base_url
     if not isinstance(url, str) or (url and not url.startswith(("http://", "https://"))):
         yield "base_url", f"must be an http(s) URL or empty (the default), not {url!r}"
+
+
+def _optional_problems(ctx: Context) -> Iterator[tuple[str, str]]:
+    for name in _OPTIONAL_POSITIVE:
+        value = getattr(ctx, name)
+        if value is not None and (not _number(value) or value <= 0):
+            yield name, f"must be a positive number or null, not {value!r}"
 
 
 def _number_problems(ctx: Context) -> Iterator[tuple[str, str]]:

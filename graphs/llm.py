@@ -17,6 +17,7 @@ from pydantic import BaseModel
 
 from agents.call import AgentCallError, CallPolicy, CallTrace, Invoker, call_structured
 from agents.coder import CODE_TOKENS, CodeDraft, ainvoke_code, ainvoke_plain_code
+from agents.stream import CallWatch, Liveness, StreamSink, watching
 from agents.structured import StructuredOutputError, ainvoke_structured, chat_model, token_budget
 from agents.transport import (
     EndpointDeadlineError,
@@ -29,6 +30,7 @@ from graphs.endpoints import HostedEndpointError, with_default_endpoint
 from graphs.roles import ROLES
 from graphs.state import NodeMetrics
 from runtime.logs import get_logger
+from runtime.progress import WorkProbe, metrics_probe
 
 T = TypeVar("T", bound=BaseModel)
 R = TypeVar("R")
@@ -121,6 +123,7 @@ async def ask(
     single_attempt: bool = False,
     sampling: tuple[float, int] | None = None,
     invoke: Invoker[T] | None = None,
+    sink: StreamSink | None = None,
 ) -> Answer[T]:
     """Get ``schema`` from the role's model (retry, fallback); raise NodeFailedError.
 
@@ -131,7 +134,11 @@ async def ask(
     ``single_attempt``: one call on the role's model and budget, no retry, no fallback
     (the evaluation's direct baseline, and the coder's sampled candidates).
     ``sampling``: (temperature, seed) instead of the role's. ``invoke``: how to ask
-    (default: guided JSON).
+    (default: guided JSON). ``sink``: where the call's streamed text goes, for a caller
+    that may cut it (kept when cut).
+
+    No call has a fixed deadline: each streams and is cut only when it stalls (no token and
+    no progress on its model for ``ctx.call_idle_s``; :mod:`agents.stream`).
     """
     start = time.monotonic()
     try:
@@ -145,14 +152,13 @@ async def ask(
         model=ctx.model_for(role),
         fallback_model=None if single_attempt else ctx.fallback_for(role),
         max_tokens=budget,
-        timeout_s=ctx.node_timeout_s,
         resends=ctx.resends,
         backoff_s=ctx.resend_backoff_s,
     )
     if single_attempt:
         first = min(budget or token_budget(schema), policy.max_tokens_cap)
         policy = replace(policy, max_tokens=first, max_tokens_cap=first)
-    async with httpx.AsyncClient(timeout=ctx.node_timeout_s) as http:
+    async with httpx.AsyncClient(timeout=_CLIENT_TIMEOUT) as http:
 
         def chat(model: str, max_tokens: int) -> BaseChatModel:
             return chat_model(
@@ -162,7 +168,6 @@ async def ask(
                 max_tokens=max_tokens,
                 temperature=temperature,
                 seed=seed,
-                timeout_s=ctx.node_timeout_s,
                 http_client=http,
             )
 
@@ -172,8 +177,14 @@ async def ask(
             leasing = lease_model(http, ctx.base_url, model, ctx.api_key)
             return await announced(leasing, {"event": "model", "node": node, "model": model})
 
+        watch = CallWatch(
+            Liveness(idle_s=ctx.call_idle_s),
+            progress_probe(http, ctx.base_url, policy.model, ctx.api_key),
+            sink,
+        )
         try:
-            outcome = await call_structured(schema, messages, policy, chat, lease, invoke)
+            with watching(watch):
+                outcome = await call_structured(schema, messages, policy, chat, lease, invoke)
         except (AgentCallError, httpx.HTTPError) as err:
             trace = err.trace if isinstance(err, AgentCallError) else CallTrace()
             metrics = _metrics(node, trace, start, revision, model=trace.last_model or policy.model)
@@ -210,6 +221,7 @@ async def ask_code(
     greedy: bool,
     node: str = "coder",
     plain: bool = False,
+    sink: StreamSink | None = None,
 ) -> Answer[CodeDraft]:
     """One coder candidate: a fenced code block from the coder's model (see agents.coder).
 
@@ -228,7 +240,48 @@ async def ask_code(
         single_attempt=not greedy,
         sampling=sampling,
         invoke=ainvoke_plain_code if plain else ainvoke_code,
+        sink=sink,
     )
+
+
+_CLIENT_TIMEOUT = httpx.Timeout(None, connect=10.0)
+"""Model calls and leases have no read timeout: liveness cuts calls (:mod:`agents.stream`),
+and a lease waits as long as the gateway's own liveness rules let it (a swap behind a model
+that streams is not stuck)."""
+
+
+def progress_probe(
+    http: httpx.AsyncClient, base_url: str, model: str, api_key: str | None = None
+) -> WorkProbe:
+    """How a call watches its model's progress (a :data:`WorkProbe`).
+
+    The gateway's ``/models/{model}/progress``, else the server's own ``/metrics`` (a plain
+    vLLM server); None readings where neither says.
+    """
+    root = gateway_root(base_url)
+    url = f"{root}/models/{quote(model, safe='')}/progress"
+    headers = {"Authorization": f"Bearer {api_key}"} if api_key else None
+    server = metrics_probe(http, root)
+    plain_server = False
+
+    async def probe() -> float | None:
+        nonlocal plain_server
+        if not plain_server:
+            try:
+                reply = await http.get(url, headers=headers, timeout=5.0)
+            except httpx.HTTPError:
+                return None
+            if reply.status_code == httpx.codes.OK:
+                try:
+                    return float(reply.json()["work"])
+                except (ValueError, KeyError, TypeError):
+                    return None
+            plain_server = reply.status_code in (404, 405)
+            if not plain_server:
+                return None
+        return await server()
+
+    return probe
 
 
 WAIT_NOTE_S = 1.0
@@ -289,6 +342,7 @@ def _metrics(
         swap_wait_s=round(trace.swap_wait_s, 3),
         attempts=max(1, len(trace.attempts)),
         revision=revision,
+        cut="stalled" if trace.stalled else "",
     )
 
 
@@ -322,7 +376,6 @@ async def warm_up(
             max_tokens=1,
             temperature=0.0,
             seed=ctx.seed,
-            timeout_s=ctx.node_timeout_s,
             http_client=http,
         )
         try:
@@ -336,7 +389,7 @@ async def warm_up(
             _log.warning("warm_up_failed", model=model, error=str(err))
         return round(time.monotonic() - start, 3)
 
-    async with httpx.AsyncClient(timeout=ctx.node_timeout_s) as http:
+    async with httpx.AsyncClient(timeout=_CLIENT_TIMEOUT) as http:
         seconds = await asyncio.gather(*(one(role, schema, http) for role, schema in grammars))
     done = {
         f"{role}:{schema.__name__ if schema else 'code'}": s

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from pathlib import Path
 from typing import Any
 
@@ -88,7 +89,8 @@ async def setup(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         ctx = await endpoint_of(context_of(runtime), "setup")
     except HostedEndpointError as err:
         return failure(err)
-    return {"models": {spec.name: ctx.model_for(spec.name) for spec in ctx.roles}}
+    models = {spec.name: ctx.model_for(spec.name) for spec in ctx.roles}
+    return {"models": models, "started_at": state.started_at or time.time()}
 
 
 async def researcher(state: State, runtime: Runtime[Context]) -> dict[str, Any]:

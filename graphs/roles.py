@@ -70,6 +70,7 @@ RENAMED = {
     "research_tokens": "researcher_tokens",
     "audit_tokens": "auditor_tokens",
     "summary_tokens": "summarizer_tokens",
+    "node_timeout_s": "call_idle_s",
 }
 """Context fields under their earlier names (runs and assistants recorded with them)."""
 

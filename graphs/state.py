@@ -41,6 +41,15 @@ class NodeMetrics:
     """False when no attempt gave a usable answer (the node failed or fell back)."""
     started: float = 0.0
     """When the call began (epoch seconds; 0: not recorded): calls in parallel overlap."""
+    cut: str = ""
+    """Why the call was cut before its answer ended ("" when it was not): ``stalled`` (no
+    token and no progress on its model for the idle limit), ``looping`` (a sampled candidate
+    repeating itself after the greedy one was done), ``budget`` (the run's budget ran out),
+    ``straggler`` (a sampled candidate cut at its grace where its stream could not be read)."""
+    streaming: bool = False
+    """A cut call had streamed tokens when it was cut."""
+    kept: bool = False
+    """What a cut call had streamed was kept (it held a whole code block)."""
 
 
 @dataclass(kw_only=True)
@@ -219,6 +228,8 @@ class OutputState:
 class State(InputState, OutputState):
     """The whole state shared by the nodes."""
 
+    started_at: float = 0.0
+    """When the run began (epoch seconds; ``setup`` sets it): its budget counts from here."""
     models: dict[str, str] = field(default_factory=dict)
     """Each role's model for this run (``setup`` records them from the context): the
     researcher's node-cache key reads its model here, as LangGraph's key sees only the state."""

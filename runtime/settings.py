@@ -124,6 +124,11 @@ class Settings(BaseSettings):
         default_factory=_default_state_dir,
         description="Where server logs and run state are written.",
     )
+    lock_dir: Path | None = Field(
+        default=None,
+        description="Machine-wide directory of the gateways' device locks; unset: "
+        "/run/edgeswarm if writable, else <tempdir>/edgeswarm-locks.",
+    )
     runs_db: str | None = Field(
         default=None,
         description="Where checkpointed runs are kept (resume, runs): a SQLite file, or a "
@@ -155,14 +160,18 @@ class Settings(BaseSettings):
     server_start_timeout_s: float = Field(
         default=300.0, gt=0, description="Deadline for a vLLM server to answer /health."
     )
-    request_timeout_s: float = Field(
-        default=180.0, gt=0, description="Deadline for one LLM request."
+    call_idle_s: float = Field(
+        default=120.0,
+        gt=0,
+        description="A model call is cut only when it got no token and its model made no "
+        "progress this long (CLI runs; the embedded gateway's request_idle_s). Calls that "
+        "stream are never cut, however slow the machine.",
     )
     gateway_budget_gib: float | None = Field(
         default=None,
         gt=0,
-        description="Memory budget of the embedded gateway; unset: NVML on a GPU, half the RAM "
-        "on CPU.",
+        description="Memory budget of the embedded gateway; unset: NVML on a GPU, on CPU the "
+        "RAM free at start less 2 GiB, within 50-75% of the RAM.",
     )
     vllm_extra_args: list[str] = Field(
         default_factory=list, description="Extra command-line arguments for vLLM servers."
@@ -180,10 +189,10 @@ class Settings(BaseSettings):
             raise ValueError("must be one of debug, info, warning, error")
         return level
 
-    @field_validator("models_dir", "state_dir")
+    @field_validator("models_dir", "state_dir", "lock_dir")
     @classmethod
-    def _expand(cls, value: Path) -> Path:
-        return value.expanduser()
+    def _expand(cls, value: Path | None) -> Path | None:
+        return value.expanduser() if value is not None else None
 
     @field_validator("runs_db")
     @classmethod
@@ -224,6 +233,13 @@ def load_settings(env_file: str | os.PathLike[str] | None = None, **explicit: An
         SettingsError: a value is invalid; the message names the key and where it came from.
     """
     given = {key: value for key, value in explicit.items() if value is not None}
+    if f"{ENV_PREFIX}REQUEST_TIMEOUT_S" in os.environ:
+        raise SettingsError(
+            f"{ENV_PREFIX}REQUEST_TIMEOUT_S is no longer read: a fixed deadline cut calls that "
+            f"were still streaming. Calls are now cut only when they stall: set "
+            f"{ENV_PREFIX}CALL_IDLE_S (seconds without a token or any progress of the model, "
+            "default 120) instead"
+        )
     file = env_file if env_file is not None else os.environ.get(f"{ENV_PREFIX}ENV_FILE")
     if file is not None and not Path(file).is_file():
         raise SettingsError(f"settings file {file} does not exist")

@@ -120,6 +120,15 @@ class GatewayMetrics:
             ["model"],
             registry=registry,
         )
+        self._drain_cut = PromCounter(
+            f"{PREFIX}drain_cut",
+            "In-flight requests cut while their model drained for a swap (they had made no "
+            "progress for the idle limit, or a configured drain cap passed).",
+            ["model"],
+            registry=registry,
+        )
+        self.drain_cuts: Counter[str] = Counter()
+        """Requests cut while draining, by model (what the swaps cost in work)."""
         self._gauges = _GaugeCollector()
         registry.register(self._gauges)
 
@@ -133,6 +142,7 @@ class GatewayMetrics:
                 self._first_token,
                 self._rejected,
                 self._deadlines,
+                self._drain_cut,
             ):
                 metric.labels(model)
 
@@ -187,6 +197,12 @@ class GatewayMetrics:
             self._rejected.labels(model).inc()
         else:
             self._queue_wait.labels(model).observe(max(0.0, waited_s))
+
+    def drain_cut(self, model: str, count: int) -> None:
+        """``count`` in-flight requests of ``model`` were cut while it drained."""
+        if count:
+            self.drain_cuts[model] += count
+            self._drain_cut.labels(model).inc(count)
 
     def first_token(self, model: str, seconds: float) -> None:
         """A streamed request's first chunk came ``seconds`` after the request arrived."""

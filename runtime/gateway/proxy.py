@@ -4,14 +4,22 @@ The request body goes upstream byte for byte (structured-output fields included)
 comes back as it arrives, streamed or whole. One pump task owns the upstream exchange (send,
 read, close) and hands events to the handler through a queue, so the exchange can be cut from
 outside without crossing task boundaries inside httpx: when the scheduler revokes the
-admission (drain timeout, dead server) or the request's deadline passes, the pump is cancelled
-and the handler gets a terminal event carrying the reason the client will see.
+admission (a dead server, a drain that stopped making progress), the request stalls or its
+hard cap passes, the pump is cancelled and the handler gets a terminal event carrying the
+reason the client will see.
+
+A request stalls when neither it nor its model made progress for the model's
+``request_idle_s``: no byte of its own, no byte relayed for another request to the same model,
+and no change in the server's work counters (:mod:`runtime.progress`; read only once the
+request has been silent for half the limit). A request that streams, or waits while its model
+prefills and decodes for others, is never cut.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 
@@ -24,6 +32,10 @@ from runtime.gateway.errors import (
     UpstreamError,
 )
 from runtime.gateway.slot import Admission
+from runtime.progress import ProgressClock, metrics_probe
+
+POLL_S = 1.0
+"""How often a silent exchange looks at its liveness."""
 
 # Hop-by-hop and framing headers that must not be copied between connections.
 _DROP_HEADERS = frozenset(
@@ -92,16 +104,19 @@ class UpstreamExchange:
         request: httpx.Request,
         admission: Admission,
         *,
-        deadline: float,
-        timeout_s: float,
+        deadline: float | None,
+        timeout_s: float | None,
     ) -> None:
         self.model = admission.slot.name
+        self._slot = admission.slot
         self._client = client
         self._request = request
         self._deadline = deadline
         self._timeout_s = timeout_s
+        self._clock = ProgressClock(clock=_now)
         self._events: asyncio.Queue[Event] = asyncio.Queue()
         self._task = asyncio.create_task(self._pump(), name=f"upstream-{admission.id}")
+        self._watch = asyncio.create_task(self._watch_liveness(), name=f"live-{admission.id}")
         admission.on_revoke(self._revoke)
 
     async def _pump(self) -> None:
@@ -109,10 +124,12 @@ class UpstreamExchange:
             async with asyncio.timeout_at(self._deadline):
                 response = await self._client.send(self._request, stream=True)
                 try:
+                    self._progress()
                     self._events.put_nowait(
                         Head(response.status_code, response_headers(response.headers))
                     )
                     async for chunk in response.aiter_raw():
+                        self._progress()
                         self._events.put_nowait(chunk)
                 finally:
                     await response.aclose()
@@ -127,9 +144,40 @@ class UpstreamExchange:
             self._events.put_nowait(End(UpstreamError(f"proxy failure: {err!r}")))
         else:
             self._events.put_nowait(End())
+        finally:
+            self._watch.cancel()
+
+    def _progress(self) -> None:
+        self._clock.touch()
+        self._slot.progress.touch()
+
+    async def _watch_liveness(self) -> None:
+        """Cut the exchange once it and its model made no progress for the idle limit."""
+        idle_s = self._slot.request_idle_s
+        probe = metrics_probe(self._client, _root(self._slot.backend.api_base))
+        while not self._task.done():
+            await asyncio.sleep(min(POLL_S, idle_s / 4))
+            silent = min(self._clock.silent_for(), self._slot.progress.silent_for())
+            if silent < idle_s / 2:
+                continue
+            if self._slot.progress.observe(await probe()):
+                continue  # the server works (prefill, other streams): this one waits its turn
+            silent = min(self._clock.silent_for(), self._slot.progress.silent_for())
+            if silent >= idle_s and not self._task.done():
+                self._task.cancel()
+                self._events.put_nowait(
+                    End(
+                        DeadlineExceededError(
+                            f"the request to model {self.model} made no progress for "
+                            f"{silent:.0f} s, nor did its server (idle limit {idle_s:g} s)"
+                        )
+                    )
+                )
+                return
 
     def _revoke(self, reason: str) -> None:
         self._task.cancel()
+        self._watch.cancel()
         self._events.put_nowait(End(ModelUnavailableError(reason)))
 
     async def next_event(self) -> Event:
@@ -159,12 +207,24 @@ class UpstreamExchange:
     def cancel(self) -> None:
         """Stop the exchange without waiting for it."""
         self._task.cancel()
+        self._watch.cancel()
 
     async def aclose(self) -> None:
         """Stop the exchange (the client left, or it is over); safe to call twice."""
+        self._watch.cancel()
         if not self._task.done():
             self._task.cancel()
             await asyncio.wait({self._task})
+
+
+def _now() -> float:
+    """This module's clock (a test's virtual clock replaces the module's ``time``)."""
+    return time.monotonic()
+
+
+def _root(api_base: str) -> str:
+    """A server's root URL from its OpenAI ``/v1`` base."""
+    return api_base.rstrip("/").removesuffix("/v1")
 
 
 def sse_error(error: GatewayError) -> bytes:

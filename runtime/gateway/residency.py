@@ -9,6 +9,7 @@ exceeds what is reserved. Every step logs a structlog event with model, bytes an
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Callable
 from typing import NoReturn
@@ -43,7 +44,7 @@ class Residency:
         metrics: GatewayMetrics,
         client: httpx.AsyncClient,
         *,
-        drain_timeout_s: float,
+        drain_timeout_s: float | None,
         device: Device,
         gpu_index: int = 0,
         on_ready: Callable[[ModelSlot], None] | None = None,
@@ -82,17 +83,21 @@ class Residency:
             await self.stop(victim, reason)
 
     async def drain(self, slot: ModelSlot, reason: str) -> None:
-        """Wait for in-flight requests (bounded); then fail the rest with a clear reason."""
+        """Wait for in-flight requests while they make progress; then fail the rest.
+
+        Draining takes no new admissions; the requests already running finish however long
+        they stream. They are cut only when neither they nor the model made progress for
+        ``request_idle_s`` (nothing relayed, no work on the server: they hang), or at
+        ``drain_timeout_s`` when a hard cap is configured. Each request cut is counted
+        (``edgeswarm_gateway_drain_cut_total``) and logged: a swap that cuts work costs it.
+        """
         started, count = time.monotonic(), slot.in_flight
-        try:
-            async with asyncio.timeout(self.drain_timeout_s):
-                await slot.idle.wait()
-            failed = 0
-        except TimeoutError:
-            failed = slot.revoke_all(
-                f"model {slot.name} was unloaded ({reason}) and this request did not finish "
-                f"within the drain timeout of {self.drain_timeout_s:g} s"
-            )
+        slot.progress.touch(started)
+        why = await self._drained(slot)
+        failed = 0
+        if why is not None:
+            failed = slot.revoke_all(f"model {slot.name} was unloaded ({reason}) and {why}")
+            self.metrics.drain_cut(slot.name, failed)
         _log.info(
             "drain",
             model=slot.name,
@@ -101,6 +106,26 @@ class Residency:
             failed=failed,
             seconds=round(time.monotonic() - started, 3),
         )
+
+    async def _drained(self, slot: ModelSlot) -> str | None:
+        """None once ``slot`` is idle; else why its remaining requests must be cut."""
+        started = time.monotonic()
+        cap = self.drain_timeout_s
+        idle_s = slot.request_idle_s
+        while not slot.idle.is_set():
+            step = min(1.0, idle_s / 4)
+            if cap is not None:
+                step = min(step, max(0.0, started + cap - time.monotonic()))
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(step):
+                    await slot.idle.wait()
+            if slot.idle.is_set():
+                return None
+            if cap is not None and time.monotonic() - started >= cap:
+                return f"this request did not finish within the drain timeout of {cap:g} s"
+            if slot.progress.silent_for() >= idle_s:
+                return f"this request made no progress for {idle_s:g} s while the model drained"
+        return None
 
     async def sleep(self, slot: ModelSlot, reason: str = "") -> bool:
         """Sleep ``slot`` (vLLM sleep mode); False when it cannot, so the caller stops it."""
@@ -371,6 +396,7 @@ class Residency:
         slot.state = ModelState.READY
         slot.failure = slot.start_failed_at = None
         slot.loaded_at = slot.last_used = now
+        slot.progress.touch(now)
         self.metrics.swap(slot.name, kind, seconds, "a request or a load call was waiting")
         if self._on_ready is not None:
             self._on_ready(slot)

@@ -4,7 +4,9 @@
   body goes upstream unchanged and the answer comes back as it arrives (``stream: true`` too).
 - ``GET /v1/models``: every configured model.
 - ``GET /health``, ``GET /running`` (state, bytes, in-flight and queued requests, last use),
-  ``POST /models/{name}/load``, ``POST /models/{name}/unload``, ``GET /metrics`` (Prometheus).
+  ``POST /models/{name}/load``, ``POST /models/{name}/unload``, ``GET /models/{name}/progress``
+  (whether its requests progress: for clients watching their calls' liveness), ``GET /metrics``
+  (Prometheus).
 - ``GET /ui``: the live status page (:mod:`runtime.gateway.ui`), ``GET /ui/status`` its data,
   ``/ui/login`` its sign-in form when a token is configured.
 
@@ -149,6 +151,14 @@ class GatewayRoutes:
         state = str(slot.state) if slot.managed else "remote"
         return JSONResponse({"model": name, "state": state, "seconds": round(seconds, 3)})
 
+    async def progress(self, request: Request) -> Response:
+        """How a model's requests progress (liveness for clients that stream)."""
+        try:
+            body = self.service.scheduler.progress_of(request.path_params["name"])
+        except GatewayError as err:
+            return error_response(err)
+        return JSONResponse(body)
+
     async def unload(self, request: Request) -> Response:
         """Unload a model now: drain, then sleep or stop it."""
         name = request.path_params["name"]
@@ -188,6 +198,7 @@ def build_app(service: GatewayService) -> Starlette:
             Route("/running", routes.running, methods=["GET"]),
             Route("/models/{name:path}/load", routes.load, methods=["POST"]),
             Route("/models/{name:path}/unload", routes.unload, methods=["POST"]),
+            Route("/models/{name:path}/progress", routes.progress, methods=["GET"]),
             Route("/metrics", routes.metrics, methods=["GET"]),
             Route("/ui", ui.index, methods=["GET"]),
             Route("/ui/status", ui.status, methods=["GET"]),

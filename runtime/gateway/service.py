@@ -106,8 +106,11 @@ def prepare(
 
 def _slot(entry: ModelConfig, backend: Backend, config: GatewayConfig) -> ModelSlot:
     timeout = entry.request_timeout_s or config.scheduling.request_timeout_s
+    idle = config.scheduling.request_idle_s
     if isinstance(entry, RemoteModelConfig):
-        return ModelSlot(entry.name, backend, 0, 0.0, request_timeout_s=timeout)
+        return ModelSlot(
+            entry.name, backend, 0, 0.0, request_timeout_s=timeout, request_idle_s=idle
+        )
     return ModelSlot(
         entry.name,
         backend,
@@ -118,6 +121,7 @@ def _slot(entry: ModelConfig, backend: Backend, config: GatewayConfig) -> ModelS
         sleep_host_footprint=entry.sleep_footprint or entry.footprint,
         sleep_device_footprint=entry.sleep_device_footprint,
         request_timeout_s=timeout,
+        request_idle_s=idle,
     )
 
 
@@ -191,8 +195,9 @@ class GatewayService:
         """Admit a request to ``name`` and relay it to the model's server unchanged."""
         started = time.monotonic()
         slot = self.scheduler.slot(name)
-        timeout_s = slot.request_timeout_s
-        deadline = asyncio.get_running_loop().time() + timeout_s
+        timeout_s = slot.request_timeout_s  # a hard cap only when configured
+        now = asyncio.get_running_loop().time()
+        deadline = None if timeout_s is None else now + timeout_s
         try:
             admission = await self.scheduler.admit(name, timeout_s=timeout_s)
         except GatewayError as err:
@@ -215,8 +220,8 @@ class GatewayService:
         path: str,
         body: bytes,
         headers: Mapping[str, str],
-        deadline: float,
-        timeout_s: float,
+        deadline: float | None,
+        timeout_s: float | None,
     ) -> UpstreamExchange:
         backend = admission.slot.backend
         if backend.upstream_model != admission.slot.name:

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 
 from runtime.gateway.backends import Backend
 from runtime.gateway.policies import ModelState, ModelView
+from runtime.progress import ProgressClock
 
 _ids = itertools.count(1)
 
@@ -62,6 +63,11 @@ class Admission:
             self.slot.finish(self)
 
 
+def _now() -> float:
+    """This module's clock (a test's virtual clock replaces the module's ``time``)."""
+    return time.monotonic()
+
+
 @dataclass
 class Waiter:
     """A queued request waiting for its model to be admitted."""
@@ -89,7 +95,12 @@ class ModelSlot:
     """Device bytes held for the server while it sleeps now (0 unless it sleeps)."""
     sleep_device_measured: int | None = None
     """Device bytes it kept the last time it slept, measured (None before its first sleep)."""
-    request_timeout_s: float = 300.0
+    request_timeout_s: float | None = None
+    """A hard cap on one request (None: none; liveness decides, ``request_idle_s``)."""
+    request_idle_s: float = 120.0
+    """A request is cut only when neither it nor this model made progress this long."""
+    progress: ProgressClock = field(default_factory=lambda: ProgressClock(clock=_now))
+    """When this model last made progress: a byte relayed, work on its server, a load."""
     state: ModelState = ModelState.STOPPED
     admissions: set[Admission] = field(default_factory=set)
     waiters: deque[Waiter] = field(default_factory=deque)
@@ -103,6 +114,10 @@ class ModelSlot:
 
     def __post_init__(self) -> None:
         self.idle.set()
+
+    def busy_loading(self) -> bool:
+        """Whether a load or wake of this model is under way (progress, bounded elsewhere)."""
+        return self.state is ModelState.STARTING
 
     @property
     def in_flight(self) -> int:

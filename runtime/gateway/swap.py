@@ -151,23 +151,69 @@ class SwapScheduler:
                 "retry later",
                 retry_after_s=self._retry_after(slot),
             )
-        budget_s = timeout_s if timeout_s is not None else slot.request_timeout_s
-        waiter = Waiter(asyncio.get_running_loop().create_future(), now, now + budget_s)
+        cap_s = timeout_s if timeout_s is not None else slot.request_timeout_s
+        deadline = math.inf if cap_s is None else now + cap_s
+        waiter = Waiter(asyncio.get_running_loop().create_future(), now, deadline)
         slot.waiters.append(waiter)
         self._wake.set()
         try:
-            async with asyncio.timeout(budget_s):
-                admission = await asyncio.shield(waiter.future)
-        except BaseException as exc:
+            admission = await self._wait_alive(waiter, slot, cap_s)
+        except BaseException:
             self._abandon(waiter)
-            if isinstance(exc, TimeoutError):
-                raise DeadlineExceededError(
-                    f"model {name} was not ready within the request deadline of {budget_s:g} s "
-                    f"(state {slot.state}, {self.queued_total()} queued)"
-                ) from None
             raise
         self.metrics.admitted(name, "queued", time.monotonic() - now)
         return admission
+
+    async def _wait_alive(self, waiter: Waiter, slot: ModelSlot, cap_s: float | None) -> Admission:
+        """Wait for ``waiter``'s admission while the gateway makes progress.
+
+        Waiting behind a model that streams, drains or loads is not being stuck: the wait
+        ends with a 504 only when no model made progress for the model's ``request_idle_s``
+        (nothing relayed, no load under way), or at the hard cap ``cap_s`` if one is set.
+        """
+        idle_s = slot.request_idle_s
+        while True:
+            left = waiter.deadline - time.monotonic()
+            step = max(0.0, min(left, idle_s / 4, 1.0))
+            try:
+                async with asyncio.timeout(step):
+                    return await asyncio.shield(waiter.future)
+            except TimeoutError:
+                pass
+            state = f"state {slot.state}, {self.queued_total()} queued"
+            if time.monotonic() >= waiter.deadline:
+                raise DeadlineExceededError(
+                    f"model {slot.name} was not ready within the request deadline of "
+                    f"{cap_s:g} s ({state})"
+                ) from None
+            silent = min(self.silent_for(), time.monotonic() - waiter.enqueued)
+            if silent >= idle_s:
+                raise DeadlineExceededError(
+                    f"model {slot.name} was not ready, and the gateway made no progress for "
+                    f"{silent:.0f} s (idle limit {idle_s:g} s; {state})"
+                ) from None
+
+    def silent_for(self) -> float:
+        """Seconds since any model made progress (0 while one loads: loads are bounded)."""
+        if any(slot.busy_loading() for slot in self.slots.values()):
+            return 0.0
+        return min(slot.progress.silent_for() for slot in self.slots.values())
+
+    def progress_of(self, name: str) -> dict[str, object]:
+        """How ``name``'s requests progress, for clients that watch their calls' liveness.
+
+        ``work`` grows whenever they progress: a byte relayed or work seen on the model's
+        server once it is ready; before that (a request waiting for a swap) any model's
+        progress, and every second while a load is under way.
+        """
+        slot = self.slot(name)
+        ready = slot.state is ModelState.READY or not slot.managed
+        watched = [slot] if ready else list(self.slots.values())
+        work = sum(s.progress.events for s in watched)
+        if not ready and any(s.busy_loading() for s in self.slots.values()):
+            work += int(time.monotonic())
+        silent = slot.progress.silent_for() if ready else self.silent_for()
+        return {"model": name, "state": str(slot.state), "work": work, "silent_s": silent}
 
     def _refuse_while_cooling(self, slot: ModelSlot, now: float) -> None:
         """A model whose start failed a moment ago is not started again for each request."""

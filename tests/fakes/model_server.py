@@ -24,7 +24,8 @@ is). The control routes: ``POST /_fake/script`` queues steps (a JSON list), ``GE
 /_fake/requests`` returns every completion request body received, ``POST /_fake/reset``
 clears both, ``GET /_fake/info`` reports its pid, footprint (declared on the command line:
 nothing is allocated), sleep state, requests served and the most requests it ever had in
-flight at once (to see continuous batching survive), ``GET /metrics`` its footprint. With
+flight at once (to see continuous batching survive), ``GET /metrics`` its footprint (and, vLLM
+persona, ``vllm:generation_tokens_total``: the pieces it streamed, its work for liveness). With
 ``--sleep-mode`` it has vLLM's dev-mode sleep routes: ``POST /sleep?level=N``, ``POST
 /wake_up``, ``GET /is_sleeping`` (and ``/collective_rpc``, ``/reset_prefix_cache``); asleep,
 it refuses completions.
@@ -37,6 +38,8 @@ How a completion request is answered, first match wins:
    the request's ``response_format`` json_schema, ``""`` for a request without one) and
    ``contains`` (a text in its messages or prompt). Its ``status`` (with ``headers``) fails
    the request; its ``content``, ``finish_reason``, ``delay_s`` (in place of ``--latency``),
+   ``piece_s`` and ``stall_after`` (a streamed answer's pace: seconds between its pieces, and
+   the piece after which it goes silent for good, as a hung server),
    ``prompt_tokens`` and ``completion_tokens`` replace the defaults; what it leaves out falls
    through to what follows.
 3. ``--answers`` (a JSON object: canned answers for whole swarm runs): the answer under the
@@ -174,6 +177,8 @@ class Server:
         self.in_flight = 0
         self.max_in_flight = 0
         self.served = 0
+        self.work = 0
+        """Tokens "prefilled and generated" so far: vLLM's work counters on /metrics."""
 
     @property
     def generation_s(self) -> float:
@@ -320,10 +325,12 @@ class Routes:
         usage = state.usage(step, answer.text)
         if body.get("stream"):
             with_usage = bool((body.get("stream_options") or {}).get("include_usage"))
-            events = stream(state, answer, latency, usage if with_usage else None)
+            pace = _pace(step, state.generation_s)
+            events = stream(state, answer, latency, usage if with_usage else None, pace)
             return StreamingResponse(events, media_type="text/event-stream")
         async with tracked(state):
-            await asyncio.sleep(latency + state.generation_s)
+            await asyncio.sleep(latency)
+            await generate(state, state.generation_s)
         return JSONResponse(answer.whole(usage))
 
     async def script(self, request: Request) -> Response:
@@ -366,7 +373,11 @@ class Routes:
         return JSONResponse(self.state.info())
 
     async def metrics(self, _: Request) -> Response:
-        return PlainTextResponse(f"fake_footprint_bytes {self.state.footprint}\n")
+        text = f"fake_footprint_bytes {self.state.footprint}\n"
+        if not self.state.scripted:  # the vLLM persona counts its work as vLLM does
+            text += f'vllm:generation_tokens_total{{model_name="{self.state.model}"}} '
+            text += f"{float(self.state.work)}\n"
+        return PlainTextResponse(text)
 
 
 def build_app(state: Server) -> Starlette:
@@ -445,16 +456,47 @@ class Answer:
         return f"data: {json.dumps(payload)}\n\n".encode()
 
 
+async def generate(state: Server, seconds: float) -> None:
+    """Spend ``seconds`` generating a whole answer, counting work as it goes (as vLLM does)."""
+    end = time.monotonic() + seconds
+    while (left := end - time.monotonic()) > 0:
+        await asyncio.sleep(min(0.05, left))
+        state.work += 1
+
+
+def _pace(step: dict[str, Any], generation_s: float) -> tuple[float | None, int | None]:
+    """A step's streaming pace: (seconds between pieces, pieces after which it stalls)."""
+    piece_s = step.get("piece_s")
+    stall = step.get("stall_after")
+    return (
+        float(piece_s) if piece_s is not None else None,
+        int(stall) if stall is not None else None,
+    )
+
+
 async def stream(
-    state: Server, answer: Answer, latency: float, usage: dict[str, int] | None
+    state: Server,
+    answer: Answer,
+    latency: float,
+    usage: dict[str, int] | None,
+    pace: tuple[float | None, int | None] = (None, None),
 ) -> AsyncIterator[bytes]:
-    """The answer in 4-character events; with ``usage``, vLLM's last event of token counts."""
+    """The answer in 4-character events; with ``usage``, vLLM's last event of token counts.
+
+    ``pace``: a scripted step's ``piece_s`` (seconds between pieces, in place of the token
+    rate's) and ``stall_after`` (after that many pieces the stream goes silent and the server
+    does no more work, as a hung server would, until the client leaves).
+    """
     text = answer.text
     pieces = [text[i : i + 4] for i in range(0, len(text), 4)] or [""]
+    piece_s, stall_after = pace
     async with tracked(state):
         await asyncio.sleep(latency)
-        pause = state.generation_s / len(pieces)
-        for piece in pieces:
+        pause = piece_s if piece_s is not None else state.generation_s / len(pieces)
+        for number, piece in enumerate(pieces):
+            if stall_after is not None and number >= stall_after:
+                await asyncio.sleep(3600)
+            state.work += 1
             yield answer.chunk(piece, None)
             await asyncio.sleep(pause)
         yield answer.chunk("", answer.finish)

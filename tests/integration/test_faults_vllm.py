@@ -89,7 +89,7 @@ def context(url: str, **overrides: Any) -> Context:
         "base_url": url,
         **roles,
         "fallback_model": FALLBACK,
-        "node_timeout_s": 120.0,
+        "call_idle_s": 120.0,
         "resend_backoff_s": 0.5,
         **overrides,
     }
@@ -131,13 +131,14 @@ async def test_a_hung_real_server_meets_the_deadline_and_the_fallback_answers(
     gateway: str, http: httpx.AsyncClient
 ) -> None:
     """SIGSTOP freezes the bf16 server (all its processes): it takes the request and never
-    answers. The node's deadline fires, the fp32 fallback answers; woken, the server serves."""
+    answers. Its call stalls (no token, no work on the server) and is cut at call_idle_s; the
+    fp32 fallback answers; woken, the server serves."""
     pid = (await row(http, gateway, PRIMARY))["pid"]
     before = await requests_by_outcome(http, gateway, PRIMARY)
     os.killpg(pid, signal.SIGSTOP)
     try:
         started = time.monotonic()
-        answer = await ask_verdict(context(gateway, node_timeout_s=15.0))
+        answer = await ask_verdict(context(gateway, call_idle_s=15.0))
         seconds = time.monotonic() - started
     finally:
         with contextlib.suppress(ProcessLookupError):

@@ -111,13 +111,16 @@ async def test_an_unreachable_endpoint_is_resent_a_bounded_number_of_times(
     assert "did not answer (ConnectError" in str(info.value)
 
 
-async def test_resends_stop_at_the_attempts_deadline(
+async def test_a_full_queue_is_waited_out_only_up_to_queue_wait_s(
     fake_openai: FakeOpenAI, http: httpx.AsyncClient
 ) -> None:
-    fake_openai.script(*[{"status": 503}] * 50, brief())
-    rules = policy(resends=50, backoff_s=0.2, max_backoff_s=0.2, timeout_s=1.0)
-    with pytest.raises(AgentCallError, match=r"no answer within 1 s \(last resent after: .*503"):
+    full = {"status": 429, "headers": {"Retry-After": "0"}}
+    fake_openai.script(*[full] * 200, brief())
+    rules = policy(backoff_s=0.2, max_backoff_s=0.2, queue_wait_s=1.0)
+    started = time.monotonic()
+    with pytest.raises(AgentCallError, match=r"429"):
         await call(fake_openai.base_url, http, rules)
+    assert time.monotonic() - started < 10  # each model waited about 1 s, not forever
 
 
 def test_the_resend_delay_backs_off_and_honours_retry_after() -> None:

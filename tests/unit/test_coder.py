@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import Any
+
 import pytest
+from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
-from langchain_core.messages import AIMessage, HumanMessage
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, HumanMessage
+from langchain_core.outputs import ChatGenerationChunk
 
 from agents.coder import (
     PLAIN_ASK,
@@ -61,9 +66,28 @@ def test_the_plain_prompt_is_the_task_as_one_user_turn() -> None:
     assert code_of("```python\nx = 1\n```") == "x = 1\n"
 
 
+class StreamingFake(GenericFakeChatModel):
+    """langchain's fake chat model, streamed as a server streams: the finish reason last.
+
+    (The fake itself drops ``response_metadata`` when it streams; the coder's calls stream.)
+    """
+
+    finish: str = "stop"
+
+    def _stream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> Iterator[ChatGenerationChunk]:
+        yield from super()._stream(messages, stop, run_manager, **kwargs)
+        last = AIMessageChunk(content="", response_metadata={"finish_reason": self.finish})
+        yield ChatGenerationChunk(message=last)
+
+
 def _chat(text: str, finish: str) -> GenericFakeChatModel:
-    reply = AIMessage(text, response_metadata={"finish_reason": finish})
-    return GenericFakeChatModel(messages=iter([reply]))
+    return StreamingFake(messages=iter([AIMessage(text)]), finish=finish)
 
 
 def test_fenced_block_finds_the_first_block_and_whether_it_closed() -> None:

@@ -403,12 +403,39 @@ async def test_prompts_stay_bounded_as_revisions_grow(fake_openai: FakeOpenAI) -
         assert not any(key.startswith("guided_") for key in body)
 
 
-async def test_timeout_goes_straight_to_the_fallback(fake_openai: FakeOpenAI) -> None:
+async def test_a_stalled_call_goes_straight_to_the_fallback(fake_openai: FakeOpenAI) -> None:
     fake_openai.script({**brief(), "delay_s": 3}, brief(), code(GOOD_CODE), suite(), *audits())
-    state = await run(fake_openai, node_timeout_s=1.0)
+    state = await run(fake_openai, call_idle_s=1.0)
     assert state.status == "done", state.error
     researcher_calls = chat_bodies(fake_openai, "ResearchBrief")
     assert [body["model"] for body in researcher_calls] == ["big", "small"]
+    [stalled] = [m for m in state.metrics if m.node == "researcher"]
+    assert stalled.cut == "stalled" and stalled.model == "small"
+
+
+async def test_a_call_streaming_far_past_its_idle_limit_is_never_cut(
+    fake_openai: FakeOpenAI,
+) -> None:
+    slow = code(GOOD_CODE, piece_s=0.12)  # 11 pieces: about 1.3 s of streaming
+    fake_openai.script(brief(), slow, suite(), *audits())
+    state = await run(fake_openai, call_idle_s=0.5)
+    assert state.report is not None and state.report.outcome == "approved", state.error
+    [coder] = [m for m in state.metrics if m.node == "coder"]
+    assert coder.seconds > 1.0 and coder.ok and not coder.cut
+
+
+async def test_the_run_budget_keeps_what_a_cut_candidate_streamed(fake_openai: FakeOpenAI) -> None:
+    """Cut at the budget after its block closed: the code still competes, and wins."""
+    rambling = f"```python\n{GOOD_CODE}```\n" + "It adds the two numbers. " * 40
+    fake_openai.script(brief(), {"schema": "", "content": rambling, "piece_s": 0.05}, suite())
+    fake_openai.script(*audits())
+    started = time.monotonic()
+    state = await run(fake_openai, run_budget_s=2.5, call_idle_s=30.0)
+    assert time.monotonic() - started < 30  # the rambling answer alone streams for 14 s
+    assert state.report is not None and state.report.outcome == "approved", state.error
+    assert state.report.files["solution.py"] == GOOD_CODE
+    [coder] = [m for m in state.metrics if m.node == "coder"]
+    assert (coder.cut, coder.streaming, coder.kept) == ("budget", True, True)
 
 
 async def test_empty_task_fails_without_a_request(fake_openai: FakeOpenAI) -> None:
@@ -455,7 +482,7 @@ async def test_bad_tasks(fake_openai: FakeOpenAI, task: str) -> None:
         ({"fallback_model": "a\nb"}, "fallback_model must be a model name, not 'a\\nb' or null"),
         ({"max_revisions": -1}, "max_revisions must be a whole number, zero or more, not -1"),
         ({"resend_backoff_s": "1"}, "resend_backoff_s must be a number, zero or more, not '1'"),
-        ({"node_timeout_s": 0}, "node_timeout_s must be a positive number, not 0"),
+        ({"call_idle_s": 0}, "call_idle_s must be a positive number, not 0"),
         ({"coder_tokens": 0}, "coder_tokens must be a positive whole number of tokens or null"),
         ({"auditor_temperature": 3}, "auditor_temperature must be between 0 and 2, not 3"),
         ({"prompt_layout": "x"}, "prompt_layout must be one of stable_first, variable_first"),

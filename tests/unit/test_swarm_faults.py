@@ -105,13 +105,14 @@ async def test_a_model_server_killed_under_the_coder(tmp_path: Path, tag: str, t
 async def test_a_hung_model_server_meets_a_deadline_and_the_fallback_answers(
     tmp_path: Path, tag: str, deadline: str
 ) -> None:
-    """``big`` accepts the request and never answers: the node's deadline (the client gives
-    up) or the gateway's request deadline (504) fires, then the fallback runs."""
+    """``big`` accepts the request and never answers: the call stalls (no token, no work on
+    the server) and is cut at its idle limit, or the gateway's hard request cap (504) fires;
+    then the fallback runs."""
     hung: dict[str, Any] = {"latency": 3600}
-    overrides: dict[str, Any] = {"node_timeout_s": 2.0}
+    overrides: dict[str, Any] = {"call_idle_s": 2.0}
     if deadline == "gateway":
         hung["request_timeout_s"] = 3.0
-        overrides["node_timeout_s"] = 30.0
+        overrides["call_idle_s"] = 30.0
     models = swarm_models(tmp_path, tag, {"big": hung, "small": {}})
     config = write_config(tmp_path, models, 2000 * MB)
     async with live_gateway(config, tag) as live:

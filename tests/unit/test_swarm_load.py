@@ -77,7 +77,7 @@ async def test_50_concurrent_swarm_runs_with_3_models_and_a_budget_for_one(
             auditor_model="a",
             fallback_model="b",
             max_revisions=0,
-            node_timeout_s=120.0,
+            call_idle_s=120.0,
             resend_backoff_s=0.2,
         )
         await swarm_run(context)  # warm up: every code path once

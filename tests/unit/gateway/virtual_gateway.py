@@ -38,6 +38,7 @@ from typing import Any, Literal, TypeVar
 import httpx
 import structlog
 
+from runtime.gateway import proxy as proxy_module
 from runtime.gateway import residency as residency_module
 from runtime.gateway import service as service_module
 from runtime.gateway import slot as slot_module
@@ -412,6 +413,8 @@ class FakeUpstream:
         server = self.device.servers.get(pid)
         if server is None or not server.alive:
             raise httpx.ConnectError("connection refused", request=request)
+        if request.url.path == "/metrics":  # the proxy's liveness probe: no work counters
+            return httpx.Response(200, text="fake_server 1\n")
         self.reached.append(
             Reached(request.headers.get("x-test-id", ""), model, self.clock(), server.sleeping)
         )
@@ -551,7 +554,7 @@ def virtual_gateway(
         del index
         return None if fake.nvml == "fail" else DeviceMark(fake.used, held)
 
-    for module in (slot_module, swap_module, residency_module, service_module):
+    for module in (slot_module, swap_module, residency_module, service_module, proxy_module):
         patch(module, "time", clock)
     patch(asyncio, "to_thread", inline)
     patch(residency_module, "measure_footprint", measure)
