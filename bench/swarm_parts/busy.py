@@ -121,4 +121,7 @@ def arm_record(results: dict[str, Any], seconds: float) -> dict[str, Any]:
         "calls_not_first_try": calls - sum(r["first_try_valid"] for r in runs),
         "outcomes": summary.get("outcomes"),
         "prefix_cache": results["summary"].get("prefix_cache", {}).get(ARM),
+        "cut_calls": summary.get("cut_calls"),
+        "cut_while_streaming": summary.get("cut_while_streaming"),
+        "gateway_swaps": (results["summary"].get("gateway_swaps") or {}).get(ARM),
     }

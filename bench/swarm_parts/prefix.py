@@ -114,6 +114,7 @@ def _is_audit(body: dict[str, Any]) -> bool:
 def replay_body(body: dict[str, Any], model: str) -> dict[str, Any]:
     """``body`` for ``model``, one token, no grammar: what is measured is the prompt's prefill."""
     dropped = {"response_format", "max_tokens", "max_completion_tokens", "stream", "model"}
+    dropped |= {"stream_options"}  # vLLM refuses it without stream (400)
     kept = {key: value for key, value in body.items() if key not in dropped}
     return {**kept, "model": model, "max_completion_tokens": 1}
 

@@ -61,7 +61,7 @@ def fault_settings(tmp_path_factory: pytest.TempPathFactory, models_dir: Path) -
         state_dir=tmp_path_factory.mktemp("faults"),
         cpu_kvcache_gib=1,
         max_model_len=2048,
-        request_timeout_s=400,
+        call_idle_s=400,
     )
 
 

@@ -91,7 +91,7 @@ async def test_two_real_models_swap_under_a_budget_for_one(
         state_dir=tmp_path,
         cpu_kvcache_gib=1,
         max_model_len=2048,
-        request_timeout_s=400,  # the second model waits for two loads on a busy machine
+        call_idle_s=400,  # the second model waits for two loads on a busy machine
     )
     started = time.monotonic()
     with embedded_gateway(settings, MODELS, budget_bytes=BUDGET) as url:
@@ -135,7 +135,7 @@ async def test_a_real_server_killed_mid_request_fails_it_clearly_and_restarts(
         state_dir=tmp_path,
         cpu_kvcache_gib=1,
         max_model_len=2048,
-        request_timeout_s=400,
+        call_idle_s=400,
     )
     model = MODELS[0]
     body = {
