@@ -129,19 +129,13 @@ def _kill_group(pgid: int) -> None:
         os.killpg(pgid, signal.SIGKILL)
 
 
-def group_pids(pgid: int, proc: Path = Path("/proc")) -> list[int]:
-    """The live (not zombie) processes of process group ``pgid``."""
-    pids = []
-    for entry in proc.iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        if len(fields) > 2 and int(fields[2]) == pgid and fields[0] != "Z":
-            pids.append(int(entry.name))
-    return sorted(pids)
+def group_pids(pgid: int) -> list[int]:
+    """The live (not zombie) processes of process group ``pgid``, sorted."""
+    # imported here: the supervisor and its workers (this module run as a script) never call
+    # it, and keep the fast, standard-library-only start
+    from runtime.gateway.budget import process_group_pids
+
+    return sorted(process_group_pids(pgid))
 
 
 class Hog:

@@ -10,6 +10,7 @@ fixture in ``tests/unit/conftest.py``).
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import sys
 from collections.abc import AsyncIterator, Iterator
@@ -22,11 +23,13 @@ import httpx
 import uvicorn
 import yaml
 
+from runtime.catalog import load_catalog
 from runtime.gateway.ledger import LedgerSnapshot
 from runtime.gateway.lock import LOCK_DIR_ENV
 from runtime.gateway.server import build_app
 from runtime.gateway.service import GatewayService, prepare
 from runtime.process import ManagedProcess
+from runtime.provision import MANIFEST
 from tests.fakes import MODEL_SERVER, fake_command
 from tests.support import ROOT
 from tests.support.network import allowed_port
@@ -208,3 +211,15 @@ def gateway_process(config: Path, log: Path) -> Iterator[ManagedProcess]:
     )
     with process:
         yield process
+
+
+def fake_pulled(models_dir: Path, name: str, weights: int) -> None:
+    """A pulled catalogue model ``name`` in ``models_dir`` whose weights take ``weights`` bytes
+    (zeros: enough for the footprint estimates, nothing to serve)."""
+    entry = load_catalog().get(name)
+    path = models_dir / name
+    path.mkdir(parents=True)
+    manifest = {"gguf_sha256": entry.gguf_sha256, "dtype": entry.dtype}
+    (path / MANIFEST).write_text(json.dumps(manifest))
+    (path / "config.json").write_text("{}")
+    (path / "model.safetensors").write_bytes(b"\0" * weights)

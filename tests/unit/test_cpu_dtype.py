@@ -3,14 +3,12 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 import structlog
 
 from runtime import cpu
-from runtime.catalog import load_catalog
 from runtime.cpu import choose_dtype, explicit_dtype, parse_cpu_flags, pick_cpu_dtype
 from runtime.gateway.config import crowding_warning, parse_config
 from runtime.gateway.embedded import (
@@ -20,9 +18,9 @@ from runtime.gateway.embedded import (
     estimate_footprint,
     served_weights,
 )
-from runtime.provision import MANIFEST
 from runtime.settings import Device, load_settings
 from runtime.vllm import VLLMServer, VLLMSpec, describe_dtype
+from tests.support.gateway import fake_pulled
 
 AVX2 = frozenset({"fpu", "sse4_2", "avx", "avx2", "fma"})  # an AMD EPYC without AVX-512
 AMX = AVX2 | {"avx512f", "avx512_bf16", "amx_bf16", "amx_tile"}  # a Sapphire Rapids Xeon
@@ -167,16 +165,6 @@ def test_the_fit_check_names_each_footprint_and_the_budget() -> None:
         assert figure in warning
     assert crowding_warning(footprints, int(14.2 * GB), "x") is None  # exactly enough
     assert crowding_warning({QWEN: 9 * GB}, GB, "x") is None  # one model: check_fits' job
-
-
-def fake_pulled(models_dir: Path, name: str, weights: int) -> None:
-    entry = load_catalog().get(name)
-    path = models_dir / name
-    path.mkdir(parents=True)
-    manifest = {"gguf_sha256": entry.gguf_sha256, "dtype": entry.dtype}
-    (path / MANIFEST).write_text(json.dumps(manifest))
-    (path / "config.json").write_text("{}")
-    (path / "model.safetensors").write_bytes(b"\0" * weights)
 
 
 def test_the_embedded_config_budgets_the_chosen_dtype_and_warns_when_models_crowd(

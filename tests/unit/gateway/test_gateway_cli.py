@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import subprocess
 import sys
 import time
@@ -15,7 +14,6 @@ import httpx
 import pytest
 import yaml
 
-from runtime.catalog import load_catalog
 from runtime.endpoint import ModelNotPulledError
 from runtime.gateway.budget import system_ram
 from runtime.gateway.cli import add_gateway_parser, main
@@ -23,10 +21,10 @@ from runtime.gateway.config import parse_config, schema_text
 from runtime.gateway.embedded import GiB, embedded_config, estimate_footprint, running_gateway
 from runtime.gateway.lock import DeviceBusyError
 from runtime.process import ManagedProcess, free_port
-from runtime.provision import MANIFEST
 from runtime.settings import Device, load_settings
 from tests.fakes import fake_command
 from tests.support import ROOT
+from tests.support.gateway import fake_pulled
 from tests.support.network import allow_loopback_port
 from tests.support.processes import dead_pid
 
@@ -124,16 +122,6 @@ def test_print_schema(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 MB = 10**6
-
-
-def fake_pulled(models_dir: Path, name: str, weights: int) -> None:
-    entry = load_catalog().get(name)
-    path = models_dir / name
-    path.mkdir(parents=True)
-    manifest = {"gguf_sha256": entry.gguf_sha256, "dtype": entry.dtype}
-    (path / MANIFEST).write_text(json.dumps(manifest))
-    (path / "config.json").write_text("{}")
-    (path / "model.safetensors").write_bytes(b"\0" * weights)
 
 
 def test_the_embedded_config_covers_the_requested_models(tmp_path: Path) -> None:
