@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -36,7 +36,11 @@ from langchain_core.messages import AIMessageChunk, BaseMessage, BaseMessageChun
 
 from agents.structured import InvalidOutputError, RawAnswer, read_answer, request_failure
 from agents.transport import EndpointDeadlineError
-from runtime.progress import ProgressClock, WorkProbe
+from runtime.progress import ProgressClock
+
+ModelProbe = Callable[[str], Awaitable[float | None]]
+"""Reads the work counter of the model a call asks, by name (see :mod:`runtime.progress`);
+None when it cannot say. By name: a call that falls back to another model watches that one."""
 
 
 @dataclass(frozen=True)
@@ -64,7 +68,7 @@ class CallWatch:
     """A call's liveness rules, how to read its server's work, and where its text goes."""
 
     liveness: Liveness = field(default_factory=Liveness)
-    probe: WorkProbe | None = None
+    probe: ModelProbe | None = None
     """Reads the work counter of the call's model (None: its own tokens only)."""
     sink: StreamSink | None = None
 
@@ -180,7 +184,7 @@ async def _check(watch: CallWatch, clock: ProgressClock, sink: StreamSink, model
     if silent < idle_s / 2:
         return
     if watch.probe is not None:
-        clock.observe(await watch.probe())  # the first reading only sets the mark
+        clock.observe(await watch.probe(model))  # the first reading only sets the mark
         silent = clock.silent_for()
     if silent >= idle_s:
         raise StalledCallError(model, silent, sink.text, waited_first=sink.chunks == 0)

@@ -333,7 +333,7 @@ async def plain_arm(task: EvalTask, context: Context, grade_timeout_s: float) ->
         # streamed and cut only when it stalls, as the swarm's calls: one rule for both arms
         watch = CallWatch(
             Liveness(idle_s=context.call_idle_s),
-            progress_probe(http, context.base_url, model, context.api_key),
+            progress_probe(http, context.base_url, context.api_key),
         )
         try:
             if context.lease_models:

@@ -17,7 +17,7 @@ from pydantic import BaseModel
 
 from agents.call import AgentCallError, CallPolicy, CallTrace, Invoker, call_structured
 from agents.coder import CODE_TOKENS, CodeDraft, ainvoke_code, ainvoke_plain_code
-from agents.stream import CallWatch, Liveness, StreamSink, watching
+from agents.stream import CallWatch, Liveness, ModelProbe, StreamSink, watching
 from agents.structured import StructuredOutputError, ainvoke_structured, chat_model, token_budget
 from agents.transport import (
     EndpointDeadlineError,
@@ -30,7 +30,7 @@ from graphs.endpoints import HostedEndpointError, with_default_endpoint
 from graphs.roles import ROLES
 from graphs.state import NodeMetrics
 from runtime.logs import get_logger
-from runtime.progress import WorkProbe, metrics_probe
+from runtime.progress import metrics_probe
 
 T = TypeVar("T", bound=BaseModel)
 R = TypeVar("R")
@@ -179,7 +179,7 @@ async def ask(
 
         watch = CallWatch(
             Liveness(idle_s=ctx.call_idle_s),
-            progress_probe(http, ctx.base_url, policy.model, ctx.api_key),
+            progress_probe(http, ctx.base_url, ctx.api_key),
             sink,
         )
         try:
@@ -251,22 +251,22 @@ that streams is not stuck)."""
 
 
 def progress_probe(
-    http: httpx.AsyncClient, base_url: str, model: str, api_key: str | None = None
-) -> WorkProbe:
-    """How a call watches its model's progress (a :data:`WorkProbe`).
+    http: httpx.AsyncClient, base_url: str, api_key: str | None = None
+) -> ModelProbe:
+    """How a call watches its model's progress (a :data:`agents.stream.ModelProbe`).
 
     The gateway's ``/models/{model}/progress``, else the server's own ``/metrics`` (a plain
     vLLM server); None readings where neither says.
     """
     root = gateway_root(base_url)
-    url = f"{root}/models/{quote(model, safe='')}/progress"
     headers = {"Authorization": f"Bearer {api_key}"} if api_key else None
     server = metrics_probe(http, root)
     plain_server = False
 
-    async def probe() -> float | None:
+    async def probe(model: str) -> float | None:
         nonlocal plain_server
         if not plain_server:
+            url = f"{root}/models/{quote(model, safe='')}/progress"
             try:
                 reply = await http.get(url, headers=headers, timeout=5.0)
             except httpx.HTTPError:

@@ -72,7 +72,7 @@ async def test_waiting_for_the_first_token_is_alive_while_the_server_works(
     fake_openai.script({"content": ANSWER, "delay_s": 2.0})
     work = 0.0
 
-    async def busy_server() -> float:
+    async def busy_server(model: str) -> float:
         nonlocal work
         work += 1
         return work
@@ -88,7 +88,7 @@ async def test_waiting_on_an_idle_server_is_cut(
 ) -> None:
     fake_openai.script({"content": ANSWER, "delay_s": 30.0})
 
-    async def idle_server() -> float:
+    async def idle_server(model: str) -> float:
         return 7.0
 
     llm, messages = _ask(fake_openai, http)
