@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from agents.examples import Check, EntryPoint
@@ -148,11 +148,13 @@ def run_checks(
     per_check_s: float = 2.0,
     timeout_s: float = 20.0,
     gated: str | None = None,
+    project: Mapping[str, str | bytes] | None = None,
 ) -> CandidateRun:
     """Gate ``code``, then run ``checks`` against it in one sandboxed process.
 
     ``gated``: the gate's answer when the caller has it already (one parse of ``code``, not
-    one per run).
+    one per run). ``project``: the user's files to put beside solution.py, at their relative
+    paths (:class:`tools.project_files.ProjectFiles`), as the code will run among them.
 
     Raises:
         SandboxUnavailable: the sandbox could not run anything.
@@ -168,7 +170,8 @@ def run_checks(
         same=SAME_SOURCE,
     )
     budget = min(timeout_s, per_check_s * (len(checks) + 2) + 2)
-    result = run_python(harness, files={"solution.py": code}, timeout_s=budget)
+    files = {**(project or {}), "solution.py": code}
+    result = run_python(harness, files=files, timeout_s=budget)
     line = next((ln for ln in result.stdout.splitlines() if ln.startswith(_MARK)), None)
     if line is None:
         reason = "timed out" if result.timed_out else f"exit {result.exit_code}"

@@ -17,6 +17,7 @@ import json
 import subprocess
 import sys
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -105,9 +106,16 @@ def large_call(call: str) -> str | None:
 
 
 def performance_probe(
-    code: str, checks: list[Check], passed: list[bool], entry: EntryPoint | None
+    code: str,
+    checks: list[Check],
+    passed: list[bool],
+    entry: EntryPoint | None,
+    project: Mapping[str, str | bytes] | None = None,
 ) -> list[Evidence]:
-    """Time the passed checks' calls on large inputs; a call that runs too long blocks."""
+    """Time the passed checks' calls on large inputs; a call that runs too long blocks.
+
+    ``project``: the user's files beside the code, as its checks ran.
+    """
     calls = []
     for check, ok in zip(checks, passed, strict=True):
         large = large_call(check.call) if ok and not check.setup else None
@@ -117,7 +125,7 @@ def performance_probe(
     if not calls:
         return []
     probes = [Check(call, "None", "probe") for call in calls]
-    run = run_checks(code, probes, entry, per_check_s=PROBE_LIMIT_S, timeout_s=60)
+    run = run_checks(code, probes, entry, per_check_s=PROBE_LIMIT_S, timeout_s=60, project=project)
     found: list[Evidence] = []
     for call, verdict in zip(calls, run.verdicts, strict=False):
         shown = call if len(call) <= 120 else call[:117] + "..."

@@ -188,7 +188,7 @@ class SandboxConfig:
 def run_python(
     code: str,
     *,
-    files: Mapping[str, str] | None = None,
+    files: Mapping[str, str | bytes] | None = None,
     timeout_s: float = 10,
     memory_mb: int = 256,
     config: SandboxConfig | None = None,
@@ -211,7 +211,7 @@ def run_python(
 
 
 def run_tests(
-    files: Mapping[str, str],
+    files: Mapping[str, str | bytes],
     *,
     timeout_s: float = 20,
     memory_mb: int = 256,
@@ -250,7 +250,7 @@ def _find_python(cfg: SandboxConfig) -> Path:
     return prefix
 
 
-def _write_inputs(root: Path, code: str, files: Mapping[str, str]) -> None:
+def _write_inputs(root: Path, code: str, files: Mapping[str, str | bytes]) -> None:
     if len(files) > _MAX_FILES:
         raise ValueError(f"at most {_MAX_FILES} files")
     total = len(code.encode())
@@ -260,11 +260,12 @@ def _write_inputs(root: Path, code: str, files: Mapping[str, str]) -> None:
         target = root.joinpath(*rel.parts)
         if target.exists():
             raise ValueError(f"duplicate or reserved file name: {name!r}")
-        total += len(content.encode())
+        data = content if isinstance(content, bytes) else content.encode()
+        total += len(data)
         if total > _MAX_INPUT_BYTES:
             raise ValueError(f"inputs exceed {_MAX_INPUT_BYTES} bytes")
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(content, encoding="utf-8")
+        target.write_bytes(data)  # text as UTF-8; bytes (a project's SQLite file) as they are
 
 
 def _safe_relative(name: str) -> PurePosixPath:

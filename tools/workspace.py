@@ -46,9 +46,9 @@ MAX_READ_CHARS = 100_000
 MAX_LINE_CHARS = 400
 _MAX_MATCH_LINE = 4000
 _SEARCH_BUDGET_S = 5.0
-_SNIFF_BYTES = 8192
+SNIFF_BYTES = 8192
 _LINE_READ_CAP = 65536
-_SKIP_DIRS = frozenset(
+SKIP_DIRS = frozenset(
     {".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__", ".mypy_cache",
      ".ruff_cache", ".pytest_cache", ".tox"}
 )  # fmt: skip
@@ -245,7 +245,7 @@ def _compile(query: str, *, regex: bool, case_sensitive: bool) -> re.Pattern[str
 def _walk(base: Path, globs: Sequence[str]) -> Iterator[tuple[str, Path]]:
     """Yield (relative posix path, resolved path) of files inside ``base``, sorted."""
     for dirpath, dirnames, filenames in os.walk(base, followlinks=False):
-        dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS)
+        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS)
         for name in sorted(filenames):
             full = Path(dirpath) / name
             rel = full.relative_to(base).as_posix()
@@ -275,7 +275,7 @@ def _searchable(real: Path, rel: str, notes: list[str]) -> bool:
             notes.append(f"skipped large file {rel}")
             return False
         with real.open("rb") as handle:
-            binary = b"\0" in handle.read(_SNIFF_BYTES)
+            binary = b"\0" in handle.read(SNIFF_BYTES)
     except OSError:
         return False
     if binary and len(notes) < 20:
@@ -301,7 +301,7 @@ def _open_text(real: Path) -> io.TextIOWrapper:
     except OSError as exc:
         raise WorkspaceError("not_found", f"cannot open {real.name}: {exc.strerror}") from exc
     raw = os.fdopen(fd, "rb")
-    if b"\0" in raw.read(_SNIFF_BYTES):
+    if b"\0" in raw.read(SNIFF_BYTES):
         raw.close()
         raise WorkspaceError("binary", f"binary file, not shown: {real.name}")
     raw.seek(0)

@@ -1,0 +1,340 @@
+"""The bounded, read-only reading behind :mod:`tools.project_map`: a workspace and its databases.
+
+Reading follows :mod:`tools.workspace`: nothing outside the root is read. The walk opens each
+directory relative to its parent without following symlinks (``os.fwalk``) and each file with
+``O_NOFOLLOW``; a symlinked file is read only when its target lies inside the root, and a
+symlinked directory is never entered. Databases open read-only, ``query_only``, with a time
+limit. Big, binary and non-UTF-8 files are skipped, and the walk stops at 5000 files, 2 MB
+read or its time budget; each skip is a note. What is read is handed on as text and rows:
+turning it into snippets is the map's part.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+import stat
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tools.workspace import MAX_FILES_SCANNED, SKIP_DIRS, SNIFF_BYTES
+
+__all__ = [
+    "COUNT_CAP",
+    "MAX_FILES",
+    "MAX_FILE_BYTES",
+    "MAX_TOTAL_BYTES",
+    "TIME_BUDGET_S",
+    "Notes",
+    "Scan",
+    "Table",
+    "read_tables",
+    "walk",
+    "workspace_base",
+]
+
+MAX_FILES = MAX_FILES_SCANNED
+"""Files listed at most."""
+MAX_FILE_BYTES = 1_000_000
+"""A larger file is skipped."""
+MAX_TOTAL_BYTES = 2_000_000
+"""Bytes read at most; later files are listed only."""
+TIME_BUDGET_S = 3.0
+"""Seconds one map may take (the walk and the databases together)."""
+COUNT_CAP = 100_000
+"""Rows counted at most per table."""
+_SKIP = SKIP_DIRS | {"build", "dist"}
+_OPEN_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+_MAX_NOTES = 40
+_MAX_TABLES = 100
+_DB_TIME_S = 1.5
+_TABLE_TIME_S = 0.25
+_SAMPLE_ROWS = 3
+
+
+class Notes:
+    """Notes of one build: at most ``_MAX_NOTES`` about single files, every limit kept."""
+
+    def __init__(self) -> None:
+        self._items: list[str] = []
+        self._dropped = 0
+
+    def add(self, text: str, *, limit: bool = False) -> None:
+        """Record ``text``; ``limit`` notes (a bound was reached) are never dropped."""
+        if limit or len(self._items) < _MAX_NOTES:
+            self._items.append(text)
+        else:
+            self._dropped += 1
+
+    def done(self) -> tuple[str, ...]:
+        """Every note kept, then how many were left out."""
+        extra = [f"{self._dropped} more notes left out"] if self._dropped else []
+        return (*self._items, *extra)
+
+
+@dataclass
+class Scan:
+    """The mutable state of one walk: what it listed, found and noted, and its bounds."""
+
+    deadline: float
+    """``time.monotonic()`` past which nothing more is read."""
+    base: str = ""
+    """The workspace root, resolved (:func:`workspace_base`)."""
+    notes: Notes = field(default_factory=Notes)
+    """What was skipped and why."""
+    files: list[str] = field(default_factory=list)
+    """Every file seen (relative posix paths), in walk order."""
+    databases: list[tuple[str, str]] = field(default_factory=list)
+    """SQLite files found: (relative path, real path), for :func:`read_tables`."""
+    bytes_read: int = 0
+    """Bytes of text read so far."""
+    reading: bool = True
+    """False once ``MAX_TOTAL_BYTES`` is reached: later files are listed only."""
+
+
+@dataclass(frozen=True)
+class Table:
+    """One table or view of a database: its CREATE statement and first rows."""
+
+    kind: str
+    """``table`` or ``view``."""
+    name: str
+    """The table's name."""
+    sql: str
+    """Its CREATE statement ("" if SQLite keeps none)."""
+    columns: tuple[str, ...]
+    """Its columns, as far as they were read."""
+    rows: tuple[tuple[object, ...], ...]
+    """At most ``_SAMPLE_ROWS`` rows."""
+    total: int
+    """How many rows it has, up to ``COUNT_CAP + 1``."""
+    error: str | None = None
+    """Why the rows could not be read (then ``rows`` is empty); ``None`` if they were."""
+
+
+def workspace_base(root: Path, notes: Notes) -> str | None:
+    """The real path of the directory ``root``; ``None``, with a note, if it is none."""
+    real = os.path.realpath(root)
+    if not os.path.exists(real):
+        notes.add(f"{root}: no such workspace directory")
+        return None
+    if not os.path.isdir(real):
+        notes.add(f"{root}: not a directory")
+        return None
+    return real
+
+
+# The walk ---------------------------------------------------------------------------------
+
+
+def walk(scan: Scan) -> Iterator[tuple[str, str]]:
+    """Yield (relative path, text) of the text files under ``scan.base`` in sorted order.
+
+    Every file is listed in ``scan.files`` and every SQLite file queued in
+    ``scan.databases``, until a bound is reached; each skip is a note.
+    """
+
+    def unreadable(error: OSError) -> None:
+        scan.notes.add(f"{_relative(str(error.filename), scan.base)}: not readable")
+
+    # Returning drops the generator, which closes the directory descriptors it holds.
+    for dirpath, dirnames, filenames, dirfd in os.fwalk(
+        scan.base, onerror=unreadable, follow_symlinks=False
+    ):
+        rel_dir = _relative(dirpath, scan.base)
+        dirnames[:] = _directories_to_enter(dirnames, dirfd, dirpath, rel_dir, scan)
+        for name in sorted(filenames):
+            if name.startswith(".") and not name.startswith(".env"):
+                continue
+            if _bound_reached(scan):
+                return
+            rel = _join(rel_dir, name)
+            if (text := _visit(name, dirpath, rel, dirfd, scan)) is not None:
+                yield rel, text
+
+
+def _relative(path: str, base: str) -> str:
+    rel = os.path.relpath(path, base)
+    return "" if rel == "." else rel.replace(os.sep, "/")
+
+
+def _join(rel_dir: str, name: str) -> str:
+    return f"{rel_dir}/{name}" if rel_dir else name
+
+
+def _inside(real: str, base: str) -> bool:
+    return os.path.commonpath([real, base]) == base
+
+
+def _directories_to_enter(
+    dirnames: list[str], dirfd: int, dirpath: str, rel_dir: str, scan: Scan
+) -> list[str]:
+    keep: list[str] = []
+    for name in sorted(dirnames):
+        if name in _SKIP or name.startswith("."):
+            continue
+        try:
+            link = stat.S_ISLNK(os.stat(name, dir_fd=dirfd, follow_symlinks=False).st_mode)
+        except OSError:
+            continue
+        if not link:
+            keep.append(name)
+        elif not _inside(os.path.realpath(os.path.join(dirpath, name)), scan.base):
+            scan.notes.add(
+                f"{_join(rel_dir, name)}: a symlink leading out of the workspace, skipped"
+            )
+    return keep
+
+
+def _bound_reached(scan: Scan) -> bool:
+    """True, with a note, once the walk must stop before its next file."""
+    if len(scan.files) >= MAX_FILES:
+        scan.notes.add(f"{MAX_FILES} files scanned, the rest not listed", limit=True)
+        return True
+    if time.monotonic() > scan.deadline:
+        scan.notes.add(
+            f"time budget spent after {len(scan.files)} files, the rest not listed", limit=True
+        )
+        return True
+    return False
+
+
+def _visit(name: str, dirpath: str, rel: str, dirfd: int, scan: Scan) -> str | None:
+    """List one file and read it: its text, or ``None`` (a database, a skip, a note)."""
+    fd = _open_member(name, dirpath, rel, dirfd, scan)
+    if fd is None:
+        return None
+    scan.files.append(rel)
+    try:
+        return _read_member(fd, os.path.join(dirpath, name), rel, scan)
+    except OSError as exc:
+        scan.notes.add(f"{rel}: not readable ({exc.strerror})")
+        return None
+    finally:
+        os.close(fd)
+
+
+def _open_member(name: str, dirpath: str, rel: str, dirfd: int, scan: Scan) -> int | None:
+    """Open a regular file of the walk, or a symlink to one inside the root; else a note."""
+    try:
+        mode = os.stat(name, dir_fd=dirfd, follow_symlinks=False).st_mode
+        if stat.S_ISLNK(mode):
+            real = os.path.realpath(os.path.join(dirpath, name))
+            if not _inside(real, scan.base):
+                scan.notes.add(f"{rel}: a symlink leading out of the workspace, skipped")
+                return None
+            return os.open(real, _OPEN_FLAGS) if os.path.isfile(real) else None
+        if not stat.S_ISREG(mode):
+            scan.notes.add(f"{rel}: not a regular file, skipped")
+            return None
+        return os.open(name, _OPEN_FLAGS, dir_fd=dirfd)
+    except OSError as exc:
+        scan.notes.add(f"{rel}: not readable ({exc.strerror})")
+        return None
+
+
+def _read_member(fd: int, path: str, rel: str, scan: Scan) -> str | None:
+    """One open file's text; or queue it as a database, or note why not."""
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
+        scan.notes.add(f"{rel}: not a regular file, skipped")
+        return None
+    head = os.read(fd, SNIFF_BYTES)
+    if head.startswith(_SQLITE_MAGIC):
+        scan.databases.append((rel, os.path.realpath(path)))
+    elif info.st_size > MAX_FILE_BYTES:
+        scan.notes.add(f"{rel}: {info.st_size / 1e6:.1f} MB, over the 1 MB limit")
+    elif b"\0" in head:
+        scan.notes.add(f"{rel}: binary, skipped")
+    elif scan.reading and scan.bytes_read + info.st_size > MAX_TOTAL_BYTES:
+        scan.reading = False
+        scan.notes.add(
+            f"read limit ({MAX_TOTAL_BYTES:,} bytes) reached, later files listed only", limit=True
+        )
+    elif scan.reading:
+        data = head + _read_up_to(fd, MAX_FILE_BYTES - len(head))
+        scan.bytes_read += len(data)
+        try:
+            return data.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            scan.notes.add(f"{rel}: not UTF-8 text, skipped")
+    return None
+
+
+def _read_up_to(fd: int, limit: int) -> bytes:
+    chunks: list[bytes] = []
+    while limit > 0 and (chunk := os.read(fd, min(limit, 65536))):
+        chunks.append(chunk)
+        limit -= len(chunk)
+    return b"".join(chunks)
+
+
+# Databases ---------------------------------------------------------------------------------
+
+
+def read_tables(label: str, path: str, deadline: float, notes: Notes) -> list[Table]:
+    """Every table and view of the SQLite file ``path`` (at most ``_MAX_TABLES``), by name.
+
+    Problems become notes naming ``label``, never exceptions.
+    """
+    remaining = min(deadline - time.monotonic(), _DB_TIME_S)
+    if remaining <= 0:
+        notes.add(f"{label}: not read, the time budget is spent", limit=True)
+        return []
+    until = time.monotonic() + remaining
+    try:
+        with contextlib.closing(_open_database(path)) as conn:
+            _limit_time(conn, until)
+            objects = conn.execute(
+                "SELECT type, name, sql FROM sqlite_master WHERE type IN ('table', 'view') "
+                "AND name NOT LIKE 'sqlite_%' ORDER BY name LIMIT ?",
+                (_MAX_TABLES + 1,),
+            ).fetchall()
+            if len(objects) > _MAX_TABLES:
+                notes.add(f"{label}: over {_MAX_TABLES} tables, the first {_MAX_TABLES} mapped")
+            return [
+                _read_table(conn, str(kind), str(name), str(sql or ""), until)
+                for kind, name, sql in objects[:_MAX_TABLES]
+            ]
+    except sqlite3.Error as exc:
+        notes.add(f"{label}: not a readable SQLite file ({exc})")
+        return []
+
+
+def _open_database(path: str) -> sqlite3.Connection:
+    # mode=ro: SQLite refuses writes and never creates the file if it vanished.
+    conn = sqlite3.connect(f"{Path(path).as_uri()}?mode=ro", uri=True)
+    try:
+        conn.execute("PRAGMA query_only = ON")
+        conn.execute("PRAGMA trusted_schema = OFF")
+        conn.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
+    except sqlite3.Error:
+        conn.close()
+        raise
+    return conn
+
+
+def _limit_time(conn: sqlite3.Connection, deadline: float) -> None:
+    # A non-zero return interrupts the statement: a hostile view cannot run forever.
+    conn.set_progress_handler(lambda: int(time.monotonic() > deadline), 1000)
+
+
+def _read_table(conn: sqlite3.Connection, kind: str, name: str, sql: str, until: float) -> Table:
+    """A table's first rows and row count; each table has a share of the time."""
+    _limit_time(conn, min(until, time.monotonic() + _TABLE_TIME_S))
+    quoted = '"' + name.replace('"', '""') + '"'
+    columns: list[str] = []
+    try:
+        cursor = conn.execute(f"SELECT * FROM {quoted} LIMIT {_SAMPLE_ROWS}")  # noqa: S608 (quoted name)
+        columns = [str(d[0]) for d in cursor.description or ()]
+        rows = cursor.fetchall()
+        (total,) = conn.execute(
+            f"SELECT count(*) FROM (SELECT 1 FROM {quoted} LIMIT {COUNT_CAP + 1})"  # noqa: S608
+        ).fetchone()
+    except sqlite3.Error as exc:
+        return Table(kind, name, sql, tuple(columns), (), 0, str(exc))
+    return Table(kind, name, sql, tuple(columns), tuple(tuple(row) for row in rows), int(total))
