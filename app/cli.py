@@ -99,7 +99,9 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--only", action="append", default=[], help="run this task (repeatable)")
     ev.add_argument("--limit", type=int, help="the first N tasks only")
     ev.add_argument(
-        "--arms", default="swarm,plain,direct", help="any of swarm, plain, direct (default: all)"
+        "--arms",
+        default=",".join(("swarm", "plain", "plain+files", "direct")),
+        help="any of swarm, plain, plain+files (project tasks only), direct (default: all)",
     )
     ev.add_argument(
         "--split",
@@ -298,7 +300,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
     arms = tuple(a.strip() for a in args.arms.split(",") if a.strip())
     if not arms or set(arms) - set(evaluate.ARMS):
-        raise ValueError(f"--arms takes swarm, plain and/or direct, not {args.arms!r}")
+        raise ValueError(f"--arms takes any of {', '.join(evaluate.ARMS)}, not {args.arms!r}")
     if args.concurrency < 1:
         raise ValueError(f"--concurrency must be at least 1, not {args.concurrency}")
     tasks_dir = Path(args.tasks) if args.tasks else evaluate.DEFAULT_TASKS

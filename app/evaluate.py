@@ -25,6 +25,7 @@ attempt (no retry with a larger budget, no fallback).
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import statistics
 import time
@@ -35,6 +36,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import httpx
+from langchain_core.messages import HumanMessage
 
 from agents.coder import CODE_TOKENS, code_of, coder_messages, definitions, plain_messages
 from agents.examples import entry_point_of
@@ -46,13 +48,17 @@ from graphs.llm import NodeFailedError, ask_code, lease_model, progress_probe, w
 from graphs.nodes import SOLUTION, validate_task
 from graphs.state import InputState, NodeMetrics, OutputState
 from runtime.prefix_cache import Counters, combined, endpoint_counters, total_hit_rate
+from tools.project_files import MAX_BYTES, MAX_FILE_BYTES, MAX_FILES, ProjectFiles
+from tools.project_map import build_map
 from tools.sandbox import SandboxUnavailable, run_tests, test_counts
 
 DEFAULT_TASKS = Path(__file__).resolve().parent.parent / "bench" / "tasks"
 TASK_FILE, HIDDEN_TESTS = "task.txt", "test_hidden.py"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,79}$")
-Arm = Literal["swarm", "plain", "direct"]
-ARMS: tuple[Arm, ...] = ("swarm", "plain", "direct")
+Arm = Literal["swarm", "plain", "plain+files", "direct"]
+ARMS: tuple[Arm, ...] = ("swarm", "plain", "plain+files", "direct")
+PROJECT_ARMS: frozenset[Arm] = frozenset({"plain+files"})
+"""Arms that only run on project tasks (a task with a workspace); the others run on every task."""
 HELD_OUT_FILE = "held_out.txt"
 Split = Literal["all", "dev", "held-out"]
 ProgressFn = Callable[[str, str, "ArmResult"], None]
@@ -74,12 +80,41 @@ def statement_length(statement: str) -> Literal["short", "long"]:
 
 @dataclass(frozen=True)
 class EvalTask:
-    """One task: its name, the statement the agents see and the hidden tests they never see."""
+    """One task: its name, the statement the agents see and the hidden tests they never see.
+
+    A project task also has the user's project (``workspace``: its folder, which the runs get
+    as their workspace, and its one SQLite file as their database) and a ``kind`` (what the
+    task needs from it, ``facts.json``).
+    """
 
     name: str
     statement: str
     hidden_tests: str
     split: Literal["dev", "held-out"] = "dev"
+    workspace: Path | None = None
+    kind: str = ""
+
+    @property
+    def database(self) -> Path | None:
+        """The workspace's SQLite file (``*.db``), if it has one."""
+        return workspace_database(self.workspace) if self.workspace else None
+
+    def project(self) -> ProjectFiles:
+        """The workspace's files, to copy beside a solution (none without a workspace)."""
+        return ProjectFiles.scan(self.workspace)
+
+    def input_state(self) -> InputState:
+        """The graph's input: the statement, and the project as workspace and database."""
+        database = self.database
+        return InputState(
+            task=self.statement,
+            workspace=str(self.workspace) if self.workspace else None,
+            database=str(database) if database else None,
+        )
+
+    def grade(self, code: str | None, timeout_s: float) -> Grade:
+        """The hidden tests run against ``code``, among the task's project files."""
+        return grade(code, self.hidden_tests, timeout_s=timeout_s, project=self.project())
 
 
 def held_out_names(root: Path) -> set[str]:
@@ -145,12 +180,61 @@ def _load_task(folder: Path, held_out: bool = False) -> EvalTask:
         statement = validate_task(statement_path.read_text("utf-8"))
     except ValueError as err:
         raise TaskSetError(f"{statement_path}: {err}") from None
+    workspace = folder / WORKSPACE_DIR
+    if workspace.exists():
+        _check_workspace(workspace)
     return EvalTask(
         folder.name,
         statement,
         tests_path.read_text("utf-8"),
         "held-out" if held_out else "dev",
+        workspace=workspace.resolve() if workspace.exists() else None,
+        kind=_kind(folder),
     )
+
+
+WORKSPACE_DIR, FACTS_FILE = "workspace", "facts.json"
+DATABASE_SUFFIXES = (".db", ".sqlite", ".sqlite3")
+
+
+def workspace_database(workspace: Path) -> Path | None:
+    """The one SQLite file of a task's workspace (``*.db``), anywhere in it; None without."""
+    found = sorted(p for p in workspace.rglob("*") if p.suffix in DATABASE_SUFFIXES)
+    return found[0] if found else None
+
+
+def _check_workspace(workspace: Path) -> None:
+    """A task's workspace: a folder of regular files the sandbox can take, one database at most."""
+    if not workspace.is_dir() or workspace.is_symlink():
+        raise TaskSetError(f"{workspace} must be a folder (the task's project)")
+    files = [p for p in workspace.rglob("*") if not p.is_dir()]
+    if any(p.is_symlink() for p in files):
+        raise TaskSetError(f"{workspace} holds a symlink; a task's project is plain files")
+    databases = [p for p in files if p.suffix in DATABASE_SUFFIXES]
+    if len(databases) > 1:
+        names = ", ".join(p.relative_to(workspace).as_posix() for p in databases)
+        raise TaskSetError(f"{workspace} holds {len(databases)} databases ({names}); one at most")
+    project = ProjectFiles.scan(workspace)
+    if not project.whole or len(project.sizes) != len(files):
+        raise TaskSetError(
+            f"{workspace} is too large to copy beside a solution: {len(files)} files, "
+            f"{sum(p.stat().st_size for p in files)} bytes (at most {MAX_FILES} files of "
+            f"{MAX_FILE_BYTES} bytes each, {MAX_BYTES} in all)"
+        )
+
+
+def _kind(folder: Path) -> str:
+    """What a project task needs from its project (``facts.json``'s ``kind``); "" without one."""
+    path = folder / FACTS_FILE
+    if not path.is_file():
+        return ""
+    try:
+        kind = json.loads(path.read_text("utf-8")).get("kind", "")
+    except (ValueError, AttributeError) as err:
+        raise TaskSetError(f"{path}: not a JSON object with a kind ({err})") from None
+    if not isinstance(kind, str):
+        raise TaskSetError(f"{path}: kind must be a string, not {kind!r}")
+    return kind
 
 
 @dataclass
@@ -163,11 +247,22 @@ class Grade:
     detail: str = ""
 
 
-def grade(code: str | None, hidden_tests: str, *, timeout_s: float = 30.0) -> Grade:
-    """Run ``hidden_tests`` against ``code`` (as solution.py) in the sandbox."""
+def grade(
+    code: str | None,
+    hidden_tests: str,
+    *,
+    timeout_s: float = 30.0,
+    project: ProjectFiles | None = None,
+) -> Grade:
+    """Run ``hidden_tests`` against ``code`` (as solution.py) in the sandbox.
+
+    ``project``: a project task's workspace, every file of it copied beside solution.py at its
+    relative path (the tests open its database by file name, the code imports its modules).
+    """
     if not code or not code.strip():
         return Grade(False, 0, 0, "no solution.py")
-    result = run_tests({SOLUTION: code, HIDDEN_TESTS: hidden_tests}, timeout_s=timeout_s)
+    files = project.for_code(code, hidden_tests) if project else {}
+    result = run_tests({**files, SOLUTION: code, HIDDEN_TESTS: hidden_tests}, timeout_s=timeout_s)
     passed, failed = test_counts(result.stdout)
     solved = result.exit_code == 0 and passed > 0 and failed == 0
     detail = "" if solved else (result.stdout + "\n" + result.stderr).strip()[-600:]
@@ -250,13 +345,16 @@ class TaskResult:
     length: Literal["short", "long"] = "short"
     """``long``: a statement of :data:`LONG_STATEMENT_CHARS` or more (a pasted stub with its
     docstring); the summary gives those apart."""
+    kind: str = ""
+    """A project task's kind (``helper``, ``config``, ``database``, ``format``); the summary
+    gives each apart."""
 
 
 async def swarm_arm(task: EvalTask, context: Context, grade_timeout_s: float) -> ArmResult:
     """Run the full graph on the task; grade its final solution.py."""
     start = time.monotonic()
     try:
-        state = await run_swarm(InputState(task=task.statement), context)
+        state = await run_swarm(task.input_state(), context)
     except Exception as err:  # the arm's failure is a result, not the end of the eval
         return ArmResult(
             seconds=round(time.monotonic() - start, 2), outcome="failed", error=repr(err)
@@ -272,7 +370,7 @@ def _attempts(state: OutputState, task: EvalTask, grade_timeout_s: float) -> lis
     report = state.report
     rows = []
     for attempt in report.attempts if report else []:
-        checked = grade(attempt.code, task.hidden_tests, timeout_s=grade_timeout_s)
+        checked = task.grade(attempt.code, grade_timeout_s)
         rows.append({**asdict(attempt), "hidden_solved": checked.solved})
     return rows
 
@@ -282,7 +380,7 @@ async def _graded_swarm(
 ) -> ArmResult:
     report = state.report
     code = report.files.get(SOLUTION) if report else None
-    checked = await asyncio.to_thread(grade, code, task.hidden_tests, timeout_s=grade_timeout_s)
+    checked = await asyncio.to_thread(task.grade, code, grade_timeout_s)
     json_calls = [m for m in state.metrics if m.node != "coder"]
     return ArmResult(
         solved=checked.solved,
@@ -312,13 +410,23 @@ def _lost(metrics: NodeMetrics) -> bool:
     return bool(metrics.cut) and metrics.cut != "looping" and metrics.streaming and not metrics.kept
 
 
-async def plain_arm(task: EvalTask, context: Context, grade_timeout_s: float) -> ArmResult:
+async def plain_arm(
+    task: EvalTask, context: Context, grade_timeout_s: float, *, files: bool = False
+) -> ArmResult:
     """One plain chat call of the coder model, as a user would make it; grade its code block.
 
     Graded as a user would keep it: the first code block's definitions (see
-    :func:`definitions`), also from an answer cut at the budget.
+    :func:`definitions`), also from an answer cut at the budget. With ``files`` (the
+    ``plain+files`` arm), the user pasted their whole project before the task: every text
+    file of the workspace in full and the database's schema with three rows a table
+    (:func:`project_listing`): the ceiling of handing the model the right
+    context.
     """
     start = time.monotonic()
+    messages = plain_messages(task.statement)
+    if files:
+        listing = await asyncio.to_thread(project_listing, task.workspace, task.database)
+        messages = [HumanMessage(f"{listing}\n\n{messages[0].content}")]
     model = context.model_for("coder")
     async with httpx.AsyncClient(timeout=httpx.Timeout(None, connect=10.0)) as http:
         llm = chat_model(
@@ -339,7 +447,7 @@ async def plain_arm(task: EvalTask, context: Context, grade_timeout_s: float) ->
             if context.lease_models:
                 await lease_model(http, context.base_url, model, context.api_key)
             with watching(watch):
-                answer = await stream_answer(llm, plain_messages(task.statement), model)
+                answer = await stream_answer(llm, messages, model)
         except Exception as err:  # the arm's failure is a result, not the end of the eval
             return ArmResult(
                 seconds=round(time.monotonic() - start, 2),
@@ -350,7 +458,7 @@ async def plain_arm(task: EvalTask, context: Context, grade_timeout_s: float) ->
             )
     seconds = round(time.monotonic() - start, 2)
     code = definitions(code_of(answer.text))
-    checked = await asyncio.to_thread(grade, code, task.hidden_tests, timeout_s=grade_timeout_s)
+    checked = await asyncio.to_thread(task.grade, code, grade_timeout_s)
     return ArmResult(
         solved=checked.solved,
         hidden_passed=checked.passed,
@@ -364,6 +472,32 @@ async def plain_arm(task: EvalTask, context: Context, grade_timeout_s: float) ->
         grading=checked.detail,
         code=code,
     )
+
+
+def project_listing(workspace: Path | None, database: Path | None = None) -> str:
+    """The whole project as a user pastes it before a task (the ``plain+files`` arm).
+
+    Every text file of the workspace in full under its path, and the database's tables,
+    each with its CREATE statement and three rows (:func:`tools.project_map.build_map`).
+    """
+    parts = ["Here are the files of my project:"]
+    project = ProjectFiles.scan(workspace)
+    for name, data in project.for_code().items():
+        if isinstance(data, bytes) and (b"\0" in data[:8192] or data.startswith(b"SQLite")):
+            continue
+        text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
+        parts.append(f"### {name}\n```\n{text.rstrip()}\n```")
+    if database is not None:
+        tables = [e.text for e in build_map(None, database).entries if e.kind == "database"]
+        parts.append(
+            f"### {database.name} (SQLite database)\n```\n" + "\n\n".join(tables) + "\n```"
+        )
+    return "\n\n".join(parts)
+
+
+async def plain_files_arm(task: EvalTask, context: Context, grade_timeout_s: float) -> ArmResult:
+    """The ``plain+files`` arm: one plain call handed the whole project (:func:`plain_arm`)."""
+    return await plain_arm(task, context, grade_timeout_s, files=True)
 
 
 async def direct_arm(task: EvalTask, context: Context, grade_timeout_s: float) -> ArmResult:
@@ -390,9 +524,7 @@ async def direct_arm(task: EvalTask, context: Context, grade_timeout_s: float) -
             error=str(err)[:600],
         )
     seconds = round(time.monotonic() - start, 2)
-    checked = await asyncio.to_thread(
-        grade, answer.value.code, task.hidden_tests, timeout_s=grade_timeout_s
-    )
+    checked = await asyncio.to_thread(task.grade, answer.value.code, grade_timeout_s)
     return ArmResult(
         solved=checked.solved,
         hidden_passed=checked.passed,
@@ -436,9 +568,15 @@ async def evaluate(
         raise ValueError(f"concurrency must be at least 1, not {options.concurrency}")
     gate = asyncio.Semaphore(options.concurrency)
     results = {
-        t.name: TaskResult(t.name, t.split, length=statement_length(t.statement)) for t in tasks
+        t.name: TaskResult(t.name, t.split, length=statement_length(t.statement), kind=t.kind)
+        for t in tasks
     }
-    runners = {"swarm": swarm_arm, "plain": plain_arm, "direct": direct_arm}
+    runners = {
+        "swarm": swarm_arm,
+        "plain": plain_arm,
+        "plain+files": plain_files_arm,
+        "direct": direct_arm,
+    }
     arm_seconds: dict[str, float] = {}
 
     async def one(arm: Arm, task: EvalTask) -> None:
@@ -462,9 +600,12 @@ async def evaluate(
         warmed = await warm_up(context)
         context = replace(context, warm_up=False)
     for arm in options.arms:
+        chosen = [t for t in tasks if t.workspace or arm not in PROJECT_ARMS]
+        if not chosen:
+            continue  # plain+files on a set without projects: the plain arm already ran
         started = time.monotonic()
         before, swaps_before = await counters(), await swaps()
-        await asyncio.gather(*(one(arm, task) for task in tasks))
+        await asyncio.gather(*(one(arm, task) for task in chosen))
         arm_seconds[arm] = round(time.monotonic() - started, 1)
         caching[arm] = total_hit_rate(before, await counters())
         swapped[arm] = _difference(swaps_before, await swaps())
@@ -478,7 +619,12 @@ async def evaluate(
     return {
         "summary": summary,
         "tasks": [
-            {"task": r.task, "split": r.split, **{a: asdict(x) for a, x in r.arms.items()}}
+            {
+                "task": r.task,
+                "split": r.split,
+                **({"kind": r.kind} if r.kind else {}),
+                **{a: asdict(x) for a, x in r.arms.items()},
+            }
             for r in rows
         ],
         "options": asdict(options),
@@ -490,8 +636,9 @@ def _arm_summary(done: Sequence[ArmResult], arm: str) -> dict[str, Any]:
     json_calls = sum(a.json_calls for a in done)
     solved = sum(a.solved for a in done)
     seconds = sorted(a.seconds for a in done)
-    structured = arm != "plain" and calls
+    structured = arm not in ("plain", "plain+files") and calls
     return {
+        "tasks": len(done),
         "solved": solved,
         "solved_share": round(solved / len(done), 3) if done else None,
         "calls": calls,
@@ -536,7 +683,13 @@ def summarize(
         for length in ("short", "long"):
             group = [r for r in rows if arm in r.arms and r.length == length]
             if group:
-                summary[arm][length] = _length_summary(group, arm)
+                summary[arm][length] = _group_summary(group, arm)
+        kinds = sorted({r.kind for r in rows if arm in r.arms and r.kind})
+        if kinds:
+            summary[arm]["kinds"] = {
+                kind: _group_summary([r for r in rows if arm in r.arms and r.kind == kind], arm)
+                for kind in kinds
+            }
     pairs: dict[str, dict[str, list[str]]] = {}
     for i, first in enumerate(arms):
         for second in arms[i + 1 :]:
@@ -553,8 +706,8 @@ def summarize(
     return summary
 
 
-def _length_summary(group: Sequence[TaskResult], arm: str) -> dict[str, Any]:
-    """Solved (all, dev, held-out), median seconds and cut calls of one arm on some tasks."""
+def _group_summary(group: Sequence[TaskResult], arm: str) -> dict[str, Any]:
+    """Solved (all, dev, held-out), median seconds, cut calls: one arm on some tasks."""
     done = [r.arms[arm] for r in group]
     seconds = [a.seconds for a in done]
     return {

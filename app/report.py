@@ -80,6 +80,15 @@ def print_run(output: dict[str, Any], *, as_json: bool) -> None:
         f"  revisions: {report.get('revisions', 0)}; tokens: {report.get('prompt_tokens', 0)} "
         f"prompt + {report.get('completion_tokens', 0)} completion"
     )
+    looked = report.get("looked_up") or []
+    if looked:
+        uses = report.get("uses") or []
+        print(
+            f"  project: {len(looked)} looked up; the code uses "
+            f"{', '.join(uses) if uses else 'none of them'}"
+        )
+    for note in report.get("project_notes") or []:
+        print(f"  project note: {note}")
     for finding in report.get("findings", []):
         print(f"  finding: {finding['auditor']} [{finding['severity']}] {finding['title']}")
     for name, content in (report.get("files") or {}).items():
@@ -157,7 +166,7 @@ def print_eval(results: dict[str, Any], *, as_json: bool) -> None:
         return
     summary = results["summary"]
     print(f"eval {results.get('run_id', '')}: {summary['tasks']} tasks in {results['seconds']} s")
-    for arm in ("swarm", "plain", "direct"):
+    for arm in ("swarm", "plain", "plain+files", "direct"):
         if arm not in summary:
             continue
         part = summary[arm]
@@ -173,7 +182,7 @@ def print_eval(results: dict[str, Any], *, as_json: bool) -> None:
         if reach is not None:
             splits += f"; some candidate right on {reach}"
         print(
-            f"  {arm:6} solved {part['solved']}/{summary['tasks']} "
+            f"  {arm:6} solved {part['solved']}/{part.get('tasks', summary['tasks'])} "
             f"({100 * (part['solved_share'] or 0):.0f}%; {splits}), schema-valid on the first "
             f"try {'-' if valid is None else f'{100 * valid:.0f}%'} of {part['calls']} calls"
             f"{guided}, median {part.get('median_s')} s a task, {part['wall_s']} s in all"
@@ -183,6 +192,15 @@ def print_eval(results: dict[str, Any], *, as_json: bool) -> None:
             print(
                 f"         long statements: solved {long['solved']}/{long['tasks']} (dev "
                 f"{long['dev']}, held-out {long['held_out']}), median {long['median_s']} s"
+            )
+        kinds = part.get("kinds") or {}
+        if kinds:
+            print(
+                "         by kind: "
+                + "; ".join(
+                    f"{kind} {k['solved']}/{k['tasks']} (dev {k['dev']}, held-out {k['held_out']})"
+                    for kind, k in kinds.items()
+                )
             )
         cut = part.get("cut_calls") or {}
         if cut or part.get("cut_while_streaming"):

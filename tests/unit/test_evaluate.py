@@ -243,7 +243,7 @@ def test_eval_command_prints_the_summary_and_writes_json(
     ("extra", "message"),
     [
         (["--tasks", "/nonexistent/tasks"], "is not a directory"),
-        (["--arms", "swarm,oracle"], "--arms takes swarm, plain and/or direct"),
+        (["--arms", "swarm,oracle"], "--arms takes any of swarm, plain, plain"),
         (["--concurrency", "0"], "--concurrency must be at least 1"),
         (["--only", "99_nope"], "unknown tasks"),
     ],

@@ -1,0 +1,1 @@
+"""Alpenladen shop package: pricing, tax and inventory helpers."""

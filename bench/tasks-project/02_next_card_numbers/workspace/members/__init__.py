@@ -1,0 +1,1 @@
+"""Member desk helpers of the Stadtbibliothek."""

@@ -1,0 +1,1 @@
+"""Bergnotizen blog generator."""

@@ -1,0 +1,1 @@
+"""Front desk tools of the practice."""

@@ -1,0 +1,1 @@
+"""Parcel pricing of the courier service."""

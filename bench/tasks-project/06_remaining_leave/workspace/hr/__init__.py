@@ -1,0 +1,1 @@
+"""HR tools of Holzbau Brunner AG."""

@@ -1,0 +1,1 @@
+"""Sensor access of the greenhouse gateway."""

@@ -1,0 +1,1 @@
+"""Warehouse scripts of Lager Ost."""

@@ -1,0 +1,1 @@
+"""Time tracking and invoicing of the firm."""

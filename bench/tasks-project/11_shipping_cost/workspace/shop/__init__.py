@@ -1,0 +1,1 @@
+"""The web shop's checkout helpers."""

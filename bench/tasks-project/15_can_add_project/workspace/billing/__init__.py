@@ -1,0 +1,1 @@
+"""Billing: plans, prices and invoices."""

@@ -1,0 +1,1 @@
+"""HR tools: timesheets and payroll."""
