@@ -27,7 +27,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from pydantic import BaseModel, Field
 
 from agents.examples import EntryPoint
-from agents.prompts import PromptLayout, layout
+from agents.prompts import PromptLayout, layout, project_part
 from agents.stream import stream_answer
 from agents.structured import (
     InvalidOutputError,
@@ -117,13 +117,15 @@ PLAIN_ASK = "\n\nReply with the complete Python code in one ```python block."
 
 
 def plain_messages(
-    task: str, entry: EntryPoint | None = None, notes: str = ""
+    task: str, entry: EntryPoint | None = None, notes: str = "", project: str = ""
 ) -> list[BaseMessage]:
     """The task as a user would send it to a chat model: one user turn, no system prompt."""
-    return [HumanMessage(task_text(task, entry, notes) + PLAIN_ASK)]
+    return [HumanMessage(task_text(task, entry, notes, project) + PLAIN_ASK)]
 
 
-def stub_messages(task: str, entry: EntryPoint | None) -> list[BaseMessage] | None:
+def stub_messages(
+    task: str, entry: EntryPoint | None, project: str = ""
+) -> list[BaseMessage] | None:
     """The plain prompt with the answer begun (``stub``); None with no signature to begin.
 
     The answer opens a python block on the statement's own stub line (``def`` or ``class``
@@ -135,7 +137,7 @@ def stub_messages(task: str, entry: EntryPoint | None) -> list[BaseMessage] | No
     head = stub_head(task, entry)
     if head is None:
         return None
-    return [*plain_messages(task, entry), AIMessage(f"```python\n{head}")]
+    return [*plain_messages(task, entry, project=project), AIMessage(f"```python\n{head}")]
 
 
 def stub_head(task: str, entry: EntryPoint | None) -> str | None:
@@ -158,9 +160,12 @@ def stub_head(task: str, entry: EntryPoint | None) -> str | None:
     return None
 
 
-def task_text(task: str, entry: EntryPoint | None, notes: str = "") -> str:
-    """The coder's user turn: the task verbatim, what lookups found, and the name to define."""
-    parts = [task.strip()]
+def task_text(task: str, entry: EntryPoint | None, notes: str = "", project: str = "") -> str:
+    """The coder's user turn: the task verbatim, what lookups found, and the name to define.
+
+    ``project``: the project's snippets, put before the task (:func:`project_part`).
+    """
+    parts = [project_part(project) + task.strip()]
     if notes:
         parts.append(f"Facts found for this task:\n{notes}")
     if entry is not None and entry.name not in task:
@@ -173,6 +178,7 @@ def coder_messages(
     entry: EntryPoint | None,
     *,
     notes: str = "",
+    project: str = "",
     previous: str = "",
     failures: Sequence[str] = (),
     history: Sequence[str] = (),
@@ -182,7 +188,7 @@ def coder_messages(
 
     ``history`` (the unpruned baseline only) replaces them with every earlier attempt.
     """
-    user = task_text(task, entry, notes)
+    user = task_text(task, entry, notes, project)
     if history:
         user += HISTORY.format(history="\n".join(history))
     elif previous and failures:

@@ -36,3 +36,21 @@ def layout(system: str, user: str, order: PromptLayout = "stable_first") -> list
 def clip(text: str, limit: int) -> str:
     """``text`` cut to ``limit`` characters, marked when cut: what goes into a prompt is bounded."""
     return text if len(text) <= limit else text[: limit - 15] + " …[truncated]"
+
+
+PROJECT = """\
+The user's project (excerpts of its files, verbatim; the code runs in the project's root \
+folder, beside these files):
+
+{project}
+
+Task:
+"""
+"""What opens a prompt's task in a run with a workspace or database: the project map's
+verbatim snippets (:mod:`tools.project_map`), before the task, as a user pastes files and
+then asks."""
+
+
+def project_part(project: str) -> str:
+    """The project's snippets as they precede the task (:data:`PROJECT`); "" without any."""
+    return PROJECT.format(project=project.strip()) if project.strip() else ""

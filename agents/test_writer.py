@@ -14,7 +14,7 @@ from langchain_core.messages import BaseMessage
 from pydantic import BaseModel, ConfigDict, Field
 
 from agents.examples import Check, EntryPoint
-from agents.prompts import PromptLayout, layout
+from agents.prompts import PromptLayout, layout, project_part
 from agents.schemas import CheckCase
 from tools.pysource import parse
 
@@ -56,10 +56,18 @@ in the user message of a class task only was copied verbatim (``Counter(2)...``:
 
 
 def test_writer_messages(
-    task: str, entry: EntryPoint | None, order: PromptLayout = "stable_first"
+    task: str,
+    entry: EntryPoint | None,
+    order: PromptLayout = "stable_first",
+    *,
+    project: str = "",
 ) -> list[BaseMessage]:
-    """The test writer's prompt: its rules, then the task verbatim."""
-    user = f"Task:\n{task.strip()}\n"
+    """The test writer's prompt: its rules, then the task verbatim.
+
+    ``project``: the project's snippets (:func:`agents.prompts.project_part`) before the task.
+    """
+    user = project_part(project) if project else "Task:\n"
+    user += f"{task.strip()}\n"
     if entry is not None:
         user += f"\nThe checks call `{entry.name}`.\n"
     return layout(SYSTEM, user, order)

@@ -89,15 +89,19 @@ def _check_database(path: Path) -> None:
         raise InputError(f"database {path} cannot be read as SQLite ({err})") from None
 
 
-def later_grammars(inputs: InputState) -> list[tuple[Role, type[BaseModel] | None]]:
+def later_grammars(
+    inputs: InputState, model_lookups: bool = True
+) -> list[tuple[Role, type[BaseModel] | None]]:
     """The grammars a run asks for after its first step (that step compiles its own).
 
-    The summarizer answers only with lookups to condense (a workspace or a database).
+    The summarizer answers only with the model's lookups to condense (a workspace or a
+    database, and ``model_lookups``).
     """
     skip: set[tuple[Role, type[BaseModel] | None]] = {("researcher", ResearchBrief)}
-    if brief_in_parallel(inputs):
+    lookups = bool(inputs.workspace or inputs.database) and model_lookups
+    if brief_in_parallel(inputs, research_first=lookups):
         skip |= {("researcher", TestSuite), ("coder", None)}
-    if not (inputs.workspace or inputs.database):
+    if not lookups:
         skip.add(("summarizer", StageSummary))
     return [grammar for grammar in GRAMMARS if grammar not in skip]
 
@@ -125,7 +129,9 @@ async def run_swarm(
     # The grammars of later nodes compile beside the first ones, not each on its node's path.
     warming = None
     if context.warm_up and inputs is not None:
-        warming = asyncio.create_task(warm_up(context, later_grammars(inputs)))
+        warming = asyncio.create_task(
+            warm_up(context, later_grammars(inputs, context.model_lookups))
+        )
     try:
         async for part in swarm.astream(
             inputs,
@@ -398,6 +404,14 @@ def report_markdown(data: dict[str, Any]) -> str:
     tests = report.get("tests")
     if tests:
         lines += ["## Tests", "", f"{tests['passed']} passed, {tests['failed']} failed", ""]
+    if report.get("looked_up") or report.get("project_notes"):
+        uses = set(report.get("uses") or [])
+        lines += ["## Project", "", "What the swarm looked up (used: the final code names it):", ""]
+        for item in report.get("looked_up") or []:
+            mark = " (used)" if item.removeprefix("map: ") in uses else ""
+            lines.append(f"- {item}{mark}")
+        lines += [f"- note: {note}" for note in report.get("project_notes") or []]
+        lines.append("")
     if report.get("findings"):
         lines += ["## Findings", ""]
         lines += [

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import replace
+from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 from langchain_core.messages import AIMessage, BaseMessage
@@ -33,6 +34,7 @@ from graphs.llm import Answer, NodeFailedError, ask, ask_code, failure
 from graphs.state import Candidate, NodeMetrics, State, TestRun
 from runtime.logs import get_logger
 from tools.check_runner import CandidateRun, Verdict, gate, run_checks
+from tools.project_files import ProjectFiles
 from tools.sandbox import SandboxUnavailable
 
 SOLUTION, TESTS = "solution.py", "test_solution.py"
@@ -87,20 +89,23 @@ async def _candidates(
 ) -> tuple[list[Candidate], list[NodeMetrics], list[str]]:
     task, entry = state.task.strip(), entry_of(state)
     notes = state.coder_briefing if state.research_notes else ""
+    project = state.project_context  # verbatim, to every candidate: the facts of the project
     messages = {
         "system": coder_agent.coder_messages(
             task,
             entry,
             notes=notes,
+            project=project,
             previous=previous,
             failures=failures,
             history=[] if ctx.context_pruning else state.history,
             order=ctx.prompt_layout,
         ),
-        # exactly one plain call of the model (the eval's plain arm): the task, no notes
-        "plain": coder_agent.plain_messages(task, entry),
+        # one plain call of the model (the eval's plain arm): the task, no notes; in a
+        # project, after the project's snippets, as a user pastes files and then asks
+        "plain": coder_agent.plain_messages(task, entry, project=project),
     }
-    stub = coder_agent.stub_messages(task, entry)
+    stub = coder_agent.stub_messages(task, entry, project)
     if stub is not None:
         messages["stub"] = stub
     rounds = [
@@ -364,7 +369,9 @@ async def test_writer(state: State, runtime: Runtime[Context]) -> dict[str, Any]
     """Write checks from the task alone; ``run_tests`` puts the statement's examples first."""
     ctx = context_of(runtime)
     entry = entry_of(state)
-    messages = writer_agent.test_writer_messages(state.task, entry, ctx.prompt_layout)
+    messages = writer_agent.test_writer_messages(
+        state.task, entry, ctx.prompt_layout, project=state.project_context
+    )
     try:
         answer = await ask(ctx, "researcher", "test_writer", writer_agent.TestSuite, messages)
     except NodeFailedError as err:
@@ -394,6 +401,14 @@ def merged_checks(statement: list[Check], written: list[Check]) -> list[Check]:
     return [*statement, *fresh]
 
 
+def project_files(state: State) -> ProjectFiles:
+    """The run's workspace and database, listed for copying beside each candidate."""
+    return ProjectFiles.scan(
+        Path(state.workspace) if state.workspace else None,
+        Path(state.database) if state.database else None,
+    )
+
+
 def _as_run(candidate: Candidate) -> CandidateRun:
     return CandidateRun(gate=candidate.gate, verdicts=tuple(candidate.verdicts))
 
@@ -409,10 +424,17 @@ def _score(
     peered: list[Check],
     state: State,
     ctx: Context,
+    project: ProjectFiles,
 ) -> Candidate:
     why = gate(candidate.code, state.entry)  # once for the three runs
+    files = project.for_code(candidate.code)  # the code runs among the user's files
     run = run_checks(
-        candidate.code, checks, state.entry, timeout_s=ctx.sandbox_timeout_s, gated=why
+        candidate.code,
+        checks,
+        state.entry,
+        timeout_s=ctx.sandbox_timeout_s,
+        gated=why,
+        project=files,
     )
     verdicts = list(run.verdicts)
     if not run.gate and len(verdicts) != len(checks):
@@ -420,19 +442,31 @@ def _score(
     # Each in a process of its own: a probe or assert that hangs or kills it never costs a
     # check's verdict. Probes are only observed; the candidates' own asserts only rank.
     limit = ctx.sandbox_timeout_s
-    seen = _apart(candidate.code, probed, state, limit) if not run.gate else None
-    ran = _apart(candidate.code, peered, state, limit) if not run.gate else None
+    seen = _apart(candidate.code, probed, state, limit, files) if not run.gate else None
+    ran = _apart(candidate.code, peered, state, limit, files) if not run.gate else None
     observed = [observation(v.got, v.error) for v in seen] if seen else []
     peers = [v.ok for v in ran] if ran else []
     return replace(candidate, gate=run.gate, verdicts=verdicts, observed=observed, peers=peers)
 
 
-def _apart(code: str, calls: list[Check], state: State, timeout_s: float) -> list[Verdict] | None:
+def _apart(
+    code: str,
+    calls: list[Check],
+    state: State,
+    timeout_s: float,
+    files: Mapping[str, str | bytes],
+) -> list[Verdict] | None:
     """Verdicts on ``calls`` at a probe's time limit each; None when they gave nothing."""
     if not calls:
         return None
     run = run_checks(
-        code, calls, state.entry, per_check_s=PROBE_LIMIT_S, timeout_s=timeout_s, gated=""
+        code,
+        calls,
+        state.entry,
+        per_check_s=PROBE_LIMIT_S,
+        timeout_s=timeout_s,
+        gated="",
+        project=files,
     )
     return list(run.verdicts) if not run.gate and len(run.verdicts) == len(calls) else None
 
@@ -507,9 +541,13 @@ async def run_tests(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         else []
     )
     started = time.monotonic()
+    project = await asyncio.to_thread(project_files, state)
     try:
         scored = await asyncio.gather(
-            *(asyncio.to_thread(_score, c, checks, probed, peered, state, ctx) for c in new)
+            *(
+                asyncio.to_thread(_score, c, checks, probed, peered, state, ctx, project)
+                for c in new
+            )
         )
     except (SandboxUnavailable, ValueError) as err:
         return failure(RuntimeError(f"run_tests: {err}"))

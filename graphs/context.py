@@ -188,6 +188,23 @@ class Context:
     handover_chars: int = field(
         default=900, metadata=_doc("Size cap of a summarizer hand-over, in characters.")
     )
+    project_chars: int = field(
+        default=3500,
+        metadata=_doc(
+            "Size cap, in characters, of the project's verbatim snippets (its helpers, config, "
+            "data lines, database schema with sample rows, ranked against the task) that open "
+            "every candidate's and the test writer's prompt in a run with a workspace or "
+            "database."
+        ),
+    )
+    model_lookups: bool = field(
+        default=True,
+        metadata=_doc(
+            "In a run with a workspace or database, the researcher's model also plans up to "
+            "three lookups (search, read, SQL) on top of the project map; their results reach "
+            "the coder's prompt through the summarizer."
+        ),
+    )
     context_pruning: bool = field(
         default=True,
         metadata=_doc(
@@ -294,7 +311,7 @@ class Context:
         return self.fallback_model if spec_of(role, self.roles).fallback else None
 
 
-_POSITIVE = ("call_idle_s", "sandbox_timeout_s", "handover_chars")
+_POSITIVE = ("call_idle_s", "sandbox_timeout_s", "handover_chars", "project_chars")
 _OPTIONAL_POSITIVE = ("run_budget_s",)
 _NON_NEGATIVE = ("max_revisions", "resends", "resend_backoff_s")
 _WHOLE = ("max_revisions", "resends")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -17,13 +18,14 @@ from agents.lookups import available_tools, lookup_messages, lookup_plan_schema,
 from agents.prompts import clip
 from agents.researcher import MAX_TASK_CHARS, researcher_messages
 from agents.schemas import AuditReport, ResearchBrief, StageSummary
-from graphs.coding import attempt_text
+from graphs.coding import attempt_text, project_files
 from graphs.context import Context, context_of
 from graphs.endpoints import HostedEndpointError
 from graphs.llm import NodeFailedError, ask, endpoint_of, failure
 from graphs.state import Attempt, AuditEntry, FinalReport, NodeMetrics, State
 from tools.dispatch import ToolContext
 from tools.evidence import Evidence, bandit_scan, performance_probe
+from tools.project_rank import project_context
 from tools.sandbox import SandboxUnavailable
 
 SOLUTION = "solution.py"
@@ -90,7 +92,37 @@ async def setup(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     except HostedEndpointError as err:
         return failure(err)
     models = {spec.name: ctx.model_for(spec.name) for spec in ctx.roles}
-    return {"models": models, "started_at": state.started_at or time.time()}
+    update: dict[str, Any] = {"models": models, "started_at": state.started_at or time.time()}
+    if state.workspace or state.database:
+        update |= await map_project(state, ctx)
+    return update
+
+
+async def map_project(state: State, ctx: Context) -> dict[str, Any]:
+    """The project's snippets ranked against the task, for every candidate's prompt.
+
+    A deterministic map (:mod:`tools.project_map`: no model call, bounded in files, bytes and
+    time), so it is made before any agent starts; what it could not read becomes a note in
+    the report, never a failure. With ``model_lookups`` on, the researcher's own lookups
+    come after it, and the researcher runs before the coder.
+    """
+    try:
+        task = validate_task(state.task)
+    except ValueError:
+        return {}  # the researcher fails the run with the reason
+    found = await asyncio.to_thread(
+        project_context,
+        Path(state.workspace) if state.workspace else None,
+        task,
+        database=Path(state.database) if state.database else None,
+        budget_chars=ctx.project_chars,
+    )
+    return {
+        "project_context": found.text,
+        "looked_up": [f"map: {used}" for used in found.used],
+        "project_notes": list(found.notes),
+        "research_first": ctx.model_lookups,
+    }
 
 
 async def researcher(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
@@ -102,7 +134,7 @@ async def researcher(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     """
     ctx = context_of(runtime)
     task = validate_task(state.task)
-    notes, metrics = await _look_up(state, ctx, task)
+    notes, metrics = await _look_up(state, ctx, task) if ctx.model_lookups else ("", [])
     messages = researcher_messages(task, notes, ctx.prompt_layout)
     try:
         answer = await ask(ctx, "researcher", "researcher", ResearchBrief, messages)
@@ -110,9 +142,11 @@ async def researcher(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         raise ResearchFailedError(str(err), [*metrics, err.metrics]) from err
     brief = answer.value
     entry = entry_point_of(task) or _brief_entry(brief)
+    calls = [line.split(") ", 1)[0] + ")" for line in notes.splitlines() if ") " in line]
     return {
         "brief": brief,
         "research_notes": notes,
+        "looked_up": [*state.looked_up, *(f"lookup: {call[:160]}" for call in calls)],
         "entry": entry,
         "checks": statement_checks(task, entry),
         "metrics": [*metrics, answer.metrics],
@@ -191,8 +225,9 @@ async def summarize_code(state: State, runtime: Runtime[Context]) -> dict[str, A
     performance: list[Evidence] = []
     if passed:
         try:
+            files = await asyncio.to_thread(lambda: project_files(state).for_code(code))
             performance = await asyncio.to_thread(
-                performance_probe, code, list(state.checks), passed, state.entry
+                performance_probe, code, list(state.checks), passed, state.entry, files
             )
         except (SandboxUnavailable, ValueError) as err:
             performance = [Evidence("performance probe", f"could not run: {err}", False)]
@@ -296,6 +331,28 @@ def _outcome(state: State) -> tuple[str, str]:
     return "unresolved", f"blocking evidence remains after {rounds} (the revision limit)"
 
 
+def project_uses(code: str, looked_up: list[str]) -> list[str]:
+    """What the final code names of the project snippets it was shown.
+
+    A snippet (``map: pricing.py:round_cents``, ``map: shop.db:ord_ln``) is used when the
+    code names its symbol or table as a word, or its file by path or, for a module, imports it.
+    """
+    words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", code))
+    used: list[str] = []
+    for item in looked_up:
+        if not item.startswith("map: "):
+            continue
+        path, _, name = item.removeprefix("map: ").rpartition(":")
+        module = path.removesuffix(".py").replace("/", ".") if path.endswith(".py") else ""
+        if (
+            (name and name in words)
+            or (path and not module and path in code)
+            or (module and re.search(rf"\b(?:from|import)\s+{re.escape(module)}\b", code))
+        ):
+            used.append(item.removeprefix("map: "))
+    return used
+
+
 async def finish(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     """Write the final report; the run is done unless an agent failed."""
     outcome, reason = _outcome(state)
@@ -342,6 +399,9 @@ async def finish(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         ],
         checks=checks,
         revisions=state.revision,
+        looked_up=list(state.looked_up),
+        uses=project_uses(state.files.get(SOLUTION, ""), state.looked_up),
+        project_notes=list(state.project_notes),
         prompt_tokens=sum(m.prompt_tokens for m in state.metrics),
         completion_tokens=sum(m.completion_tokens for m in state.metrics),
     )

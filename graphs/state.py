@@ -157,6 +157,13 @@ class FinalReport:
     final code passed it."""
     revisions: int
     """Revision rounds done."""
+    looked_up: list[str] = field(default_factory=list)
+    """What the researcher looked up in the project: each snippet shown, each tool call."""
+    uses: list[str] = field(default_factory=list)
+    """Of what was looked up, what the final code names (a helper, a file, a table, a
+    column)."""
+    project_notes: list[str] = field(default_factory=list)
+    """What could not be read in the project, and why."""
     prompt_tokens: int
     """Prompt tokens over the whole run."""
     completion_tokens: int
@@ -254,6 +261,16 @@ class State(InputState, OutputState):
     """Each auditor's tool evidence on the latest code."""
     research_notes: str = ""
     """What the researcher's tool lookups found (bounded)."""
+    project_context: str = ""
+    """The project's verbatim snippets ranked against the task (:mod:`tools.project_map`,
+    bounded by ``Context.project_chars``): every candidate's prompt opens with them."""
+    looked_up: list[str] = field(default_factory=list)
+    """What the researcher looked up: each snippet shown (``path:name``), each tool call."""
+    project_notes: list[str] = field(default_factory=list)
+    """What the project map could not read, and why (skipped files, a corrupt database)."""
+    research_first: bool = False
+    """The researcher's lookups run before the coder (a workspace or database, and
+    ``Context.model_lookups``); else its brief is written beside the code."""
     coder_briefing: str = ""
     """The summarizer's hand-over to the coder (bounded)."""
     files: dict[str, str] = field(default_factory=dict)

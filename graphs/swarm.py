@@ -42,15 +42,18 @@ def route_to_auditors(state: State) -> list[str]:
     return ["security_auditor", "performance_auditor"]
 
 
-def brief_in_parallel(state: InputState) -> bool:
+def brief_in_parallel(state: InputState, research_first: bool | None = None) -> bool:
     """Whether the researcher's brief can be written beside the code, not before it.
 
-    The coder and the test writer read the task verbatim; the brief only feeds them an entry
-    point the statement does not name and the lookups' notes. A run with neither (no
-    workspace, no database, the statement names its function or class) starts all three at
-    once, and the brief leaves the critical path.
+    The coder and the test writer read the task verbatim (and the project map's snippets,
+    which ``setup`` made); the brief only feeds them an entry point the statement does not
+    name and the model's lookups' notes. A run with neither (no model lookups to wait for, the
+    statement names its function or class) starts all three at once, and the brief leaves
+    the critical path.
     """
-    if state.workspace or state.database:
+    if research_first is None:  # as ``setup`` recorded it (a graph's input has no say)
+        research_first = isinstance(state, State) and state.research_first
+    if research_first:
         return False
     try:
         task = validate_task(state.task)

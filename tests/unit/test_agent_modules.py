@@ -46,7 +46,8 @@ def test_the_layout_module_holds_no_agent_prompt() -> None:
         for target in node.targets
         if isinstance(target, ast.Name)
     ]
-    assert texts == ["ANSWER_NOW"]
+    # PROJECT: how the project's snippets precede the task, the same for every agent given it
+    assert texts == ["ANSWER_NOW", "PROJECT"]
 
 
 def test_the_summarizer_hand_over_is_bounded() -> None:

@@ -138,8 +138,10 @@ VARIABLE_START = {
     "LookupPlan": "Available tools: workspace_search, workspace_read\n",
     "ResearchBrief": "What your lookups found:\n",
     "StageSummary": "Hand-over for: ",
-    "TestSuite": "Task:\n",
-    "code": TASK,
+    # in a run with a workspace, the project's snippets open the test writer's and the
+    # coder's prompts, before the task
+    "TestSuite": prompts.PROJECT.split("\n", 1)[0],
+    "code": prompts.PROJECT.split("\n", 1)[0],
     "AuditReport": "Context:\n",
 }
 
@@ -196,7 +198,8 @@ def plain_prompt(body: dict[str, Any]) -> bool:
     if schema_of(body) != "code" or len(body["messages"]) != 1:
         return False
     [turn] = body["messages"]
-    assert turn["role"] == "user" and turn["content"].startswith(TASK), turn
+    assert turn["role"] == "user" and turn["content"].startswith(VARIABLE_START["code"]), turn
+    assert f"Task:\n{TASK}" in turn["content"] and "# calc.py" in turn["content"]
     return True
 
 

@@ -12,7 +12,7 @@ from graphs.state import InputState
 from graphs.swarm import graph
 from tests.fakes import FakeOpenAI
 from tests.support.graph import ctx
-from tests.support.scripts import GOOD_CODE, brief, plan, round_steps, summary
+from tests.support.scripts import GOOD_CODE, audits, brief, code, plan, round_steps, suite, summary
 from tools.sample_db import create_sample_db
 
 
@@ -130,3 +130,52 @@ async def test_failed_lookup_plan_does_not_fail_the_run(
         == "ResearchBrief"
     )["messages"][-1]["content"]
     assert "the lookups could not be planned" in prompt
+
+
+PRICE_CODE = (
+    "from pricing import VAT_RATE\n\n\ndef gross(net):\n    return round(net * (1 + VAT_RATE), 2)\n"
+)
+
+
+async def test_the_project_map_reaches_every_candidate_and_the_test_writer(
+    fake_openai: FakeOpenAI, workspace: Path
+) -> None:
+    """Verbatim snippets of the project open every prompt that writes code or checks.
+
+    Without the model's lookups, nothing waits for the brief: it is written beside the code.
+    """
+    (workspace / "notes.md").write_text("# Notes\nNothing about prices here.\n")
+    fake_openai.script(
+        brief(entry_point="gross"),
+        *(code(PRICE_CODE) for _ in range(4)),
+        suite([{"call": "gross(10)", "expected": "12.0"}]),
+        *audits(),
+    )
+    out = await graph.ainvoke(
+        InputState(task="Write `gross(net)`: the price with VAT.", workspace=str(workspace)),
+        context=ctx(fake_openai, candidates=4, model_lookups=False),
+        version="v2",
+    )
+    state = out.value
+    assert state.status == "done", state.error
+    names = [
+        (b.get("response_format") or {}).get("json_schema", {}).get("name", "code")
+        for b in fake_openai.requests()
+    ]
+    assert "LookupPlan" not in names and "StageSummary" not in names
+    assert sorted(m.node for m in state.metrics[:3])[0] == "coder"  # the brief beside the code
+    writers = [
+        b
+        for b in fake_openai.requests()
+        if (b.get("response_format") or {}).get("json_schema", {}).get("name") == "TestSuite"
+    ]
+    prompts = [b for b in fake_openai.requests() if "response_format" not in b]
+    kinds = {len(b["messages"]) for b in prompts}
+    assert len(prompts) == 4 and kinds == {1, 2}  # plain (and stub: 2 with its begun answer)
+    for body in [*prompts, *writers]:
+        text = "\n".join(str(m["content"]) for m in body["messages"])
+        assert "# pricing.py" in text and "VAT_RATE = 0.2" in text, text
+    report = state.report
+    assert report is not None and report.files["solution.py"] == PRICE_CODE
+    assert any("pricing.py" in item for item in report.looked_up)
+    assert any("pricing.py" in item for item in report.uses), report.uses
