@@ -45,16 +45,24 @@ MAX_FEEDBACK = 4
 CRASHES = frozenset(
     {
         "AttributeError",
+        "FileNotFoundError",
+        "ImportError",
         "IndexError",
         "KeyError",
+        "ModuleNotFoundError",
         "NameError",
+        "OperationalError",
         "RecursionError",
         "TimeoutError",
         "UnboundLocalError",
         "ZeroDivisionError",
     }
 )
-"""Exceptions that say the code broke, not that it refused an input on purpose (ValueError)."""
+"""Exceptions that say the code broke, not that it refused an input on purpose (ValueError).
+
+In a project, code that queries a table or column its database lacks (sqlite3's
+``OperationalError``), opens a file the project does not have, or imports a module it does not
+hold is broken the same way."""
 
 
 @dataclass(frozen=True)
@@ -295,13 +303,31 @@ def supported_failures(
     """Checks the best candidate fails that some evidence supports (first :data:`MAX_FEEDBACK`).
 
     A statement example always counts; a writer's check counts when another candidate passes
-    it, so nobody revises code towards an expected value nothing agrees with.
+    it, so nobody revises code towards an expected value nothing agrees with; and so does a
+    writer's call the best crashed on (one of :data:`CRASHES`: ``no such table``, a name it
+    never defined), whatever its expected value: a crash is a bug, and its message is the
+    feedback (:func:`crashed_only`).
     """
     weights = support(checks, runs)
     verdicts = runs[best].verdicts
     failing = [
         i
         for i, check in enumerate(checks)
-        if not verdicts[i].ok and (check.source == "statement" or weights[i] > 0)
+        if not verdicts[i].ok
+        and (check.source == "statement" or weights[i] > 0 or crash(verdicts[i].error))
     ]
     return failing[:MAX_FEEDBACK]
+
+
+def crash(error: str) -> bool:
+    """Whether a verdict's error (``Type: message``) is one of :data:`CRASHES`."""
+    return bool(error) and error.partition(":")[0].strip() in CRASHES
+
+
+def crashed_only(check: Check, error: str, weight: float) -> bool:
+    """Whether a failure is evidence only as a crash.
+
+    A writer's call no candidate answered as expected, which this one crashed on: its
+    expected value is no evidence, so the feedback leaves it out.
+    """
+    return check.source != "statement" and weight == 0 and crash(error)

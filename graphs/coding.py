@@ -27,7 +27,14 @@ from agents.coder import CodeDraft, CoderPrompt, looping
 from agents.examples import Check, EntryPoint, entry_point_of
 from agents.peer_tests import peer_checks
 from agents.probes import observation, probes
-from agents.selection import disagree, rank, required, supported_failures
+from agents.selection import (
+    crashed_only,
+    disagree,
+    rank,
+    required,
+    support,
+    supported_failures,
+)
 from agents.stream import StreamSink
 from graphs.context import Context, context_of
 from graphs.llm import Answer, NodeFailedError, ask, ask_code, failure
@@ -471,12 +478,30 @@ def _apart(
     return list(run.verdicts) if not run.gate and len(run.verdicts) == len(calls) else None
 
 
-def failure_line(check: Check, verdict: Verdict) -> str:
-    """One failing check as a revision reads it: the call, what came back, what was due."""
+def failure_line(check: Check, verdict: Verdict, crash_only: bool = False) -> str:
+    """One failing check as a revision reads it: the call, what came back, what was due.
+
+    ``crash_only``: the call's expected value is no evidence (:func:`crashed_only`): only
+    that it must not raise what it raised.
+    """
     want = f"raise {check.raises}" if check.raises else f"return {check.expected}"
     setup = f"after `{'; '.join(check.setup)}`, " if check.setup else ""
     came = f"raised {verdict.error}" if verdict.error else f"returned {verdict.got}"
+    if crash_only:
+        return f"- {setup}`{check.call}` {came}: fix the code so it does not fail"[:400]
     return f"- {setup}`{check.call}` {came}, but it should {want}"[:400]
+
+
+def failure_lines(
+    failing: Sequence[int], checks: Sequence[Check], runs: Sequence[CandidateRun], best: int
+) -> list[str]:
+    """The revision's feedback: each supported failure of the ``best`` run's (a line each)."""
+    weights = support(checks, runs)
+    verdicts = runs[best].verdicts
+    return [
+        failure_line(checks[i], verdicts[i], crashed_only(checks[i], verdicts[i].error, weights[i]))
+        for i in failing
+    ]
 
 
 def attempt_text(number: int, code: str, problems: str) -> str:
@@ -573,7 +598,7 @@ async def run_tests(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         problems = f"- {best.gate}" if best else "- no candidate was written"
     else:
         failing = supported_failures(best_index or 0, checks, runs)
-        problems = "\n".join(failure_line(checks[i], best.verdicts[i]) for i in failing)
+        problems = "\n".join(failure_lines(failing, checks, runs, best_index or 0))
         # No failure to repair from, but the candidates differ: search on with fresh samples.
         search = not failing and not all(v.ok for v in best.verdicts) and disagree(runs, observed)
     update: dict[str, Any] = {
@@ -607,7 +632,7 @@ def _latest_attempt(
     index = len(done) - max(1, new)
     latest = done[index]
     failing = [] if latest.gate else supported_failures(index, checks, runs)
-    lines = [failure_line(checks[i], latest.verdicts[i]) for i in failing] or [f"- {latest.gate}"]
+    lines = failure_lines(failing, checks, runs, index) or [f"- {latest.gate}"]
     return attempt_text(number, latest.code, "\n".join(lines))
 
 

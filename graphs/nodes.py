@@ -344,9 +344,10 @@ def project_uses(code: str, looked_up: list[str]) -> list[str]:
             continue
         path, _, name = item.removeprefix("map: ").rpartition(":")
         module = path.removesuffix(".py").replace("/", ".") if path.endswith(".py") else ""
+        whole_file = name == path.rpartition("/")[2]  # a config, data file or doc: by its path
         if (
-            (name and name in words)
-            or (path and not module and path in code)
+            (name and not whole_file and name in words)
+            or (whole_file and (path in code or name in code))
             or (module and re.search(rf"\b(?:from|import)\s+{re.escape(module)}\b", code))
         ):
             used.append(item.removeprefix("map: "))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -179,3 +180,45 @@ async def test_the_project_map_reaches_every_candidate_and_the_test_writer(
     assert report is not None and report.files["solution.py"] == PRICE_CODE
     assert any("pricing.py" in item for item in report.looked_up)
     assert any("pricing.py" in item for item in report.uses), report.uses
+
+
+@pytest.mark.parametrize("case", ["empty", "missing", "corrupt_db", "many_files", "binary"])
+async def test_a_bad_project_gives_a_note_and_the_run_still_ends(
+    fake_openai: FakeOpenAI, tmp_path: Path, case: str
+) -> None:
+    """An empty, missing or huge workspace, or a corrupt database: a clear note, no crash."""
+    root, database = tmp_path / "ws", None
+    if case != "missing":
+        root.mkdir()
+    if case == "corrupt_db":
+        database = tmp_path / "shop.db"
+        database.write_bytes(b"SQLite format 3\0" + b"garbage" * 100)
+    if case == "many_files":
+        for i in range(5050):  # past the map's 5000
+            (root / f"f{i}.txt").write_text("x\n")
+    if case == "binary":
+        (root / "blob.bin").write_bytes(b"\0\1\2" * 100)
+    fake_openai.script(brief(), *round_steps(GOOD_CODE))
+    started = time.monotonic()
+    out = await graph.ainvoke(
+        InputState(
+            task="Write `add(a, b)`.",
+            workspace=str(root),
+            database=str(database) if database else None,
+        ),
+        context=ctx(fake_openai, model_lookups=False),
+        version="v2",
+    )
+    state = out.value
+    assert state.status == "done", state.error
+    assert state.report is not None and state.report.files["solution.py"] == GOOD_CODE
+    notes = " ".join(state.report.project_notes)
+    expected = {
+        "empty": "",
+        "missing": "ws",
+        "corrupt_db": "shop.db",
+        "many_files": "5000",
+        "binary": "blob.bin",
+    }[case]
+    assert expected in notes, notes
+    assert time.monotonic() - started < 30

@@ -260,3 +260,25 @@ def test_crashing_alike_is_not_agreement() -> None:
     # refusing alike on purpose (a ValueError) is still agreement
     refuse = [["raised ValueError"]] * 2
     assert agreement(runs[:2], refuse) == [2, 2]
+
+
+def test_a_crash_on_a_writers_call_is_feedback_whatever_its_expected_value() -> None:
+    from graphs.coding import failure_lines
+
+    checks = [
+        Check("units_shipped('shop.db', 'TEA-01')", "100", "writer"),  # a made-up value
+        Check("units_shipped('shop.db', 'MUG-01')", "7", "writer"),
+    ]
+    crashed = CandidateRun(
+        gate="",
+        verdicts=(
+            Verdict(False, error="OperationalError: no such table: order_lines"),
+            Verdict(False, got="3"),
+        ),
+    )
+    other = CandidateRun(gate="", verdicts=(Verdict(False, got="14"), Verdict(False, got="3")))
+    runs = [crashed, other]
+    assert supported_failures(0, checks, runs) == [0]  # the crash; not the wrong value
+    assert supported_failures(1, checks, runs) == []  # nothing supports either expected value
+    [line] = failure_lines([0], checks, runs, 0)
+    assert "no such table: order_lines" in line and "100" not in line.split("raised")[1]
