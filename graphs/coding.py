@@ -42,7 +42,7 @@ from graphs.state import Candidate, NodeMetrics, State, TestRun
 from runtime.logs import get_logger
 from tools.check_runner import CandidateRun, Verdict, gate, run_checks
 from tools.project_files import ProjectFiles
-from tools.sandbox import SandboxUnavailable
+from tools.sandbox import SandboxConfig, SandboxUnavailable
 
 SOLUTION, TESTS = "solution.py", "test_solution.py"
 _OUTPUT_CHARS = 1200
@@ -435,6 +435,7 @@ def _score(
 ) -> Candidate:
     why = gate(candidate.code, state.entry)  # once for the three runs
     files = project.for_code(candidate.code)  # the code runs among the user's files
+    config = project.sandbox_config()  # and can import what the project's modules import
     run = run_checks(
         candidate.code,
         checks,
@@ -442,6 +443,7 @@ def _score(
         timeout_s=ctx.sandbox_timeout_s,
         gated=why,
         project=files,
+        config=config,
     )
     verdicts = list(run.verdicts)
     if not run.gate and len(verdicts) != len(checks):
@@ -449,8 +451,8 @@ def _score(
     # Each in a process of its own: a probe or assert that hangs or kills it never costs a
     # check's verdict. Probes are only observed; the candidates' own asserts only rank.
     limit = ctx.sandbox_timeout_s
-    seen = _apart(candidate.code, probed, state, limit, files) if not run.gate else None
-    ran = _apart(candidate.code, peered, state, limit, files) if not run.gate else None
+    seen = _apart(candidate.code, probed, state, limit, files, config) if not run.gate else None
+    ran = _apart(candidate.code, peered, state, limit, files, config) if not run.gate else None
     observed = [observation(v.got, v.error) for v in seen] if seen else []
     peers = [v.ok for v in ran] if ran else []
     return replace(candidate, gate=run.gate, verdicts=verdicts, observed=observed, peers=peers)
@@ -462,6 +464,7 @@ def _apart(
     state: State,
     timeout_s: float,
     files: Mapping[str, str | bytes],
+    config: SandboxConfig | None,
 ) -> list[Verdict] | None:
     """Verdicts on ``calls`` at a probe's time limit each; None when they gave nothing."""
     if not calls:
@@ -474,6 +477,7 @@ def _apart(
         timeout_s=timeout_s,
         gated="",
         project=files,
+        config=config,
     )
     return list(run.verdicts) if not run.gate and len(run.verdicts) == len(calls) else None
 

@@ -225,9 +225,16 @@ async def summarize_code(state: State, runtime: Runtime[Context]) -> dict[str, A
     performance: list[Evidence] = []
     if passed:
         try:
-            files = await asyncio.to_thread(lambda: project_files(state).for_code(code))
+            project = await asyncio.to_thread(project_files, state)
+            files = await asyncio.to_thread(project.for_code, code)
             performance = await asyncio.to_thread(
-                performance_probe, code, list(state.checks), passed, state.entry, files
+                performance_probe,
+                code,
+                list(state.checks),
+                passed,
+                state.entry,
+                files,
+                project.sandbox_config(),
             )
         except (SandboxUnavailable, ValueError) as err:
             performance = [Evidence("performance probe", f"could not run: {err}", False)]

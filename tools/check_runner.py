@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from agents.examples import Check, EntryPoint
 from tools.pysource import parse
-from tools.sandbox import SandboxUnavailable, run_python
+from tools.sandbox import SandboxConfig, SandboxUnavailable, run_python
 
 _MARK = "EDGESWARM-CHECKS "
 _GOT_CHARS = 160
@@ -149,12 +149,14 @@ def run_checks(
     timeout_s: float = 20.0,
     gated: str | None = None,
     project: Mapping[str, str | bytes] | None = None,
+    config: SandboxConfig | None = None,
 ) -> CandidateRun:
     """Gate ``code``, then run ``checks`` against it in one sandboxed process.
 
     ``gated``: the gate's answer when the caller has it already (one parse of ``code``, not
     one per run). ``project``: the user's files to put beside solution.py, at their relative
-    paths (:class:`tools.project_files.ProjectFiles`), as the code will run among them.
+    paths (:class:`tools.project_files.ProjectFiles`), as the code will run among them;
+    ``config``: the sandbox's settings (the project's packages importable).
 
     Raises:
         SandboxUnavailable: the sandbox could not run anything.
@@ -171,7 +173,7 @@ def run_checks(
     )
     budget = min(timeout_s, per_check_s * (len(checks) + 2) + 2)
     files = {**(project or {}), "solution.py": code}
-    result = run_python(harness, files=files, timeout_s=budget)
+    result = run_python(harness, files=files, timeout_s=budget, config=config)
     line = next((ln for ln in result.stdout.splitlines() if ln.startswith(_MARK)), None)
     if line is None:
         reason = "timed out" if result.timed_out else f"exit {result.exit_code}"

@@ -24,6 +24,7 @@ from pathlib import Path
 from agents.examples import Check, EntryPoint
 from tools.check_runner import run_checks
 from tools.pysource import parse
+from tools.sandbox import SandboxConfig
 
 LARGE_ITEMS = 3000
 """About how long the performance probe makes each string and list argument."""
@@ -111,10 +112,11 @@ def performance_probe(
     passed: list[bool],
     entry: EntryPoint | None,
     project: Mapping[str, str | bytes] | None = None,
+    config: SandboxConfig | None = None,
 ) -> list[Evidence]:
     """Time the passed checks' calls on large inputs; a call that runs too long blocks.
 
-    ``project``: the user's files beside the code, as its checks ran.
+    ``project`` and ``config``: the user's files beside the code, as its checks ran.
     """
     calls = []
     for check, ok in zip(checks, passed, strict=True):

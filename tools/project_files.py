@@ -21,10 +21,12 @@ from __future__ import annotations
 import ast
 import os
 import stat
-from dataclasses import dataclass, field
+import sys
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 
 from tools.pysource import parse
+from tools.sandbox import SandboxConfig
 from tools.workspace import SKIP_DIRS
 
 MAX_FILES = 150
@@ -49,6 +51,10 @@ class ProjectFiles:
     """Relative posix path to size, for every regular file inside the root within limits."""
     database: Path | None = None
     """The run's database, copied by its file name (it may lie outside the workspace)."""
+    site_packages: tuple[Path, ...] = ()
+    """The workspace's own virtual environment's packages (``.venv``, ``venv``), for the
+    sandbox's interpreter version: code that imports the project's modules imports what they
+    import too. Bound read-only (:meth:`sandbox_config`)."""
     _read: dict[str, bytes] = field(default_factory=dict, repr=False)
 
     @classmethod
@@ -58,6 +64,7 @@ class ProjectFiles:
         if found.root is None or not found.root.is_dir():
             found.root = None
             return found
+        found.site_packages = _site_packages(found.root)
         for dirpath, dirnames, filenames in os.walk(found.root, followlinks=False):
             dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and d[0] != ".")
             for name in sorted(filenames):
@@ -96,6 +103,13 @@ class ProjectFiles:
             if base not in files and self.database.stat().st_size <= MAX_FILE_BYTES:
                 files[base] = self.database.read_bytes()
         return files
+
+    def sandbox_config(self, base: SandboxConfig | None = None) -> SandboxConfig | None:
+        """The sandbox's settings with the workspace's packages importable (None: no change)."""
+        if not self.site_packages:
+            return base
+        config = base or SandboxConfig()
+        return replace(config, extra_python_paths=(*config.extra_python_paths, *self.site_packages))
 
     def _bytes(self, name: str) -> bytes | None:
         if self.root is None:
@@ -157,3 +171,22 @@ class ProjectFiles:
             return [clean]
         named = [p for p in self.sizes if PurePosixPath(p).name == clean]
         return named if len(named) == 1 else []
+
+
+VENV_DIRS = (".venv", "venv")
+"""Where a project keeps its virtual environment."""
+
+
+def _site_packages(root: Path) -> tuple[Path, ...]:
+    """The site-packages of the workspace's own virtual environment, for this interpreter.
+
+    Only a folder that resolves inside the workspace: a ``.venv`` symlink leading out of it is
+    not the project's to bind.
+    """
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    found = []
+    for name in VENV_DIRS:
+        path = (root / name / "lib" / version / "site-packages").resolve()
+        if path.is_dir() and path.is_relative_to(root):
+            found.append(path)
+    return tuple(found[:1])

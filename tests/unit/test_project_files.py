@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import sys
 from pathlib import Path
 
 import pytest
@@ -151,3 +152,32 @@ def test_a_workspace_with_two_databases_or_a_symlink_is_refused(tmp_path: Path) 
     os.symlink("/etc/hostname", folder / "workspace" / "host")
     with pytest.raises(TaskSetError, match="symlink"):
         load_tasks(tmp_path)
+
+
+def test_code_imports_what_the_projects_own_virtualenv_holds(tmp_path: Path) -> None:
+    """The workspace's .venv packages are importable beside its modules (bound read-only)."""
+    root = _project(tmp_path / "ws")
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    packages = root / ".venv" / "lib" / version / "site-packages"
+    packages.mkdir(parents=True)
+    (packages / "thirdparty.py").write_text("ANSWER = 42\n")
+    (root / "pricing" / "uses_dep.py").write_text("from thirdparty import ANSWER\n")
+    project = ProjectFiles.scan(root)
+    assert project.site_packages == (packages.resolve(),)
+    assert not any(name.startswith(".venv") for name in project.sizes)  # bound, not copied
+    code = "from pricing.uses_dep import ANSWER\n\n\ndef answer():\n    return ANSWER\n"
+    entry = EntryPoint("answer", "function")
+    check = [Check("answer()", "42", "statement")]
+    files = project.for_code(code)
+    with_env = run_checks(code, check, entry, project=files, config=project.sandbox_config())
+    assert with_env.gate == "" and with_env.passed == (True,)
+    assert "import failed" in run_checks(code, check, entry, project=files).gate
+
+
+def test_a_venv_link_leading_out_of_the_workspace_is_not_bound(tmp_path: Path) -> None:
+    outside = tmp_path / "elsewhere"
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    (outside / "lib" / version / "site-packages").mkdir(parents=True)
+    root = _project(tmp_path / "ws")
+    os.symlink(outside, root / ".venv")
+    assert ProjectFiles.scan(root).site_packages == ()
