@@ -1,0 +1,1 @@
+"""Front desk helpers of the practice."""

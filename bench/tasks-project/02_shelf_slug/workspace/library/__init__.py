@@ -1,0 +1,1 @@
+"""Catalogue scripts of the village library."""

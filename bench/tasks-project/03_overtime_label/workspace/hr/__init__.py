@@ -1,0 +1,1 @@
+"""Time sheet helpers."""

@@ -1,0 +1,1 @@
+"""Booking form and front desk helpers."""

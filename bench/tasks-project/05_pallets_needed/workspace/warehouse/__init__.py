@@ -1,0 +1,1 @@
+"""Dispatch scripts of the eastern warehouse."""

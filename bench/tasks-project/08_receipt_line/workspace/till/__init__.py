@@ -1,0 +1,1 @@
+"""Till program of the farm shop."""

@@ -1,0 +1,1 @@
+"""Pay machine code of the station car park."""

@@ -1,0 +1,16 @@
+"""Return the sensor's highest reading in degrees Celsius."""
+
+import sqlite3
+
+
+def max_temperature(db_path: str, sensor: str) -> float:
+    """Return the sensor's highest reading in degrees Celsius."""
+    con = sqlite3.connect(db_path)
+    try:
+        row = con.execute(
+            "SELECT MAX(temperature) FROM readings WHERE sensor = ?",
+            (sensor,),
+        ).fetchone()
+    finally:
+        con.close()
+    return float(row[0])

@@ -1,0 +1,2 @@
+def ticket_id(branch, year, number):
+    return f"{branch}-{year}-{number:04d}"
