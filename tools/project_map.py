@@ -528,7 +528,7 @@ def _table_entry(label: str, table: Table) -> Entry:
         label,
         "database",
         table.name,
-        f"# {label}: {table.kind} {table.name}",
+        f"# {label}: {table.kind} {table.name} (it exists in the database: query it)",
         body,
         defines=frozenset({table.name}),
         refs=joins,

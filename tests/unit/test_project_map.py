@@ -206,7 +206,7 @@ def test_database_tables_show_create_and_sample_rows(tmp_path: Path) -> None:
     lines = _entry(project, "shop.db", "ord_ln")
     assert lines.kind == "database"
     assert lines.text.splitlines()[:3] == [
-        "# shop.db: table ord_ln",
+        "# shop.db: table ord_ln (it exists in the database: query it)",
         "CREATE TABLE ord_ln (ord_no INTEGER, sku TEXT, qty_shipped INTEGER, stat_cd TEXT)",
         "-- 3 of 7 rows:",
     ]
