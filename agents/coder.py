@@ -124,7 +124,7 @@ def plain_messages(
 
 
 def stub_messages(
-    task: str, entry: EntryPoint | None, project: str = ""
+    task: str, entry: EntryPoint | None, project: str = "", imports: str = ""
 ) -> list[BaseMessage] | None:
     """The plain prompt with the answer begun (``stub``); None with no signature to begin.
 
@@ -133,10 +133,18 @@ def stub_messages(
     statement writes it (``mask(text, keep=4)``: defaults kept), else ``class Name:``. vLLM
     continues the final assistant message (``continue_final_message``);
     :func:`ainvoke_plain_code` puts the begun part back in front of what it writes.
+
+    In a project, ``imports`` (:func:`tools.project_rank.import_lines`) open the begun answer:
+    a small model handed a helper's source tends to copy it rather than call it. Measured on
+    10 dev tasks of bench/tasks-project (greedy): the import-begun stub solved 01_patient_id,
+    which neither the plain prompt nor the bare stub did, and lost 11_member_limit, which the
+    bare stub solved.
     """
     head = stub_head(task, entry)
     if head is None:
         return None
+    if imports:  # in a project: the answer begins by importing what the snippets define
+        head = f"{imports.strip()}\n\n\n{head}"
     return [*plain_messages(task, entry, project=project), AIMessage(f"```python\n{head}")]
 
 

@@ -112,7 +112,7 @@ async def _candidates(
         # project, after the project's snippets, as a user pastes files and then asks
         "plain": coder_agent.plain_messages(task, entry, project=project),
     }
-    stub = coder_agent.stub_messages(task, entry, project)
+    stub = coder_agent.stub_messages(task, entry, project, state.project_imports)
     if stub is not None:
         messages["stub"] = stub
     rounds = [

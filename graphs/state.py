@@ -264,6 +264,9 @@ class State(InputState, OutputState):
     project_context: str = ""
     """The project's verbatim snippets ranked against the task (:mod:`tools.project_map`,
     bounded by ``Context.project_chars``): every candidate's prompt opens with them."""
+    project_imports: str = ""
+    """The import lines of the project snippets' Python names: a stub candidate's answer
+    begins with them (:func:`agents.coder.stub_messages`)."""
     looked_up: list[str] = field(default_factory=list)
     """What the researcher looked up: each snippet shown (``path:name``), each tool call."""
     project_notes: list[str] = field(default_factory=list)

@@ -32,6 +32,9 @@ class ProjectContext:
     """``path:name`` of each entry shown, in order."""
     notes: tuple[str, ...]
     """The map's notes (skips, errors)."""
+    imports: str = ""
+    """``from module import name, ...`` for the Python snippets shown, a line a module: what
+    code written in the project's root can import of them (:func:`import_lines`)."""
 
 
 # Ranking -----------------------------------------------------------------------------------
@@ -231,7 +234,29 @@ def project_context(
     if listing := _other_files(project.files, chosen, room):
         text = f"{text}\n\n{listing}" if text else listing
     used = tuple(f"{entry.path}:{entry.name}" for entry in chosen)
-    return ProjectContext(text=text, used=used, notes=project.notes)
+    return ProjectContext(text=text, used=used, notes=project.notes, imports=import_lines(chosen))
+
+
+def import_lines(entries: Sequence[Entry]) -> str:
+    """The import statements of the Python entries' names, from the project's root.
+
+    ``pkg/money.py`` is ``pkg.money``, ``pkg/__init__.py`` is ``pkg``; a file whose path is no
+    dotted module name (``my-scripts/x.py``) is left out. Names in the order first shown.
+    """
+    modules: dict[str, list[str]] = {}
+    for entry in entries:
+        if entry.kind != "python" or not entry.path.endswith(".py"):
+            continue
+        parts = entry.path.removesuffix(".py").split("/")
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        if not parts or not all(part.isidentifier() for part in parts):
+            continue
+        names = modules.setdefault(".".join(parts), [])
+        names += [name for name in sorted(entry.defines) if name not in names]
+    return "\n".join(
+        f"from {module} import {', '.join(names)}" for module, names in modules.items() if names
+    )
 
 
 def _fit(entries: Sequence[Entry], limit: int) -> list[Entry]:

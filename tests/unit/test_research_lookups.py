@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import pytest
@@ -199,7 +198,6 @@ async def test_a_bad_project_gives_a_note_and_the_run_still_ends(
     if case == "binary":
         (root / "blob.bin").write_bytes(b"\0\1\2" * 100)
     fake_openai.script(brief(), *round_steps(GOOD_CODE))
-    started = time.monotonic()
     out = await graph.ainvoke(
         InputState(
             task="Write `add(a, b)`.",
@@ -221,4 +219,3 @@ async def test_a_bad_project_gives_a_note_and_the_run_still_ends(
         "binary": "blob.bin",
     }[case]
     assert expected in notes, notes
-    assert time.monotonic() - started < 30
