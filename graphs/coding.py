@@ -51,7 +51,7 @@ _log = get_logger("graph")
 
 
 def plan(
-    ctx: Context, revision: int, count: int, repair: bool = True
+    ctx: Context, revision: int, count: int, repair: bool = True, project: bool = False
 ) -> list[tuple[float, int, CoderPrompt]]:
     """Each candidate's (temperature, seed, prompt) for a round of ``count``.
 
@@ -68,6 +68,11 @@ def plan(
     the logic; measured in make eval of 20ab8c2, none of 20 repairs was right, while 2 of 39
     fresh samples were). Without ``repair`` (a search round: no failure any evidence
     supports, so nothing to repair from) every candidate is a fresh sample.
+
+    In a ``project`` (a run whose prompts carry the project's snippets), a first round's
+    third candidate is the stub prompt's greedy answer: begun on the project's imports and
+    the entry's signature, it calls the helpers the plain prompt copies back
+    (:func:`agents.coder.stub_messages`).
     """
     seeds = [ctx.seed + _SEED_STRIDE * revision + i for i in range(count)]
     greedy = ctx.temperature_for("coder")  # 0 unless the run sets coder_temperature
@@ -85,9 +90,11 @@ def plan(
     rounds: list[tuple[float, int, CoderPrompt]] = [(greedy, ctx.seed, "plain")]
     if count > 1:
         rounds.append((greedy, ctx.seed, "system"))
+    if count > 2 and project:
+        rounds.append((greedy, ctx.seed, "stub"))
     kind: tuple[CoderPrompt, ...] = ("plain", "stub")
     return rounds + [
-        (ctx.sample_temperature, seed, kind[i % 2]) for i, seed in enumerate(seeds[2:])
+        (ctx.sample_temperature, seed, kind[i % 2]) for i, seed in enumerate(seeds[len(rounds) :])
     ]
 
 
@@ -117,7 +124,9 @@ async def _candidates(
         messages["stub"] = stub
     rounds = [
         (temp, seed, prompt if prompt in messages else "plain")
-        for temp, seed, prompt in plan(ctx, state.revision, count, repair=bool(failures))
+        for temp, seed, prompt in plan(
+            ctx, state.revision, count, repair=bool(failures), project=bool(project)
+        )
     ]
 
     sinks = [StreamSink() for _ in rounds]

@@ -113,6 +113,13 @@ def test_a_first_round_samples_the_plain_prompt_beside_both_greedy_answers() -> 
         (0.4, 10, "stub"),
     ]
     assert plan(ctx, 0, 1) == [(0.0, 7, "plain")]
+    # in a project, the stub's greedy answer (begun on the project's imports) comes third
+    assert plan(ctx, 0, 4, project=True) == [
+        (0.0, 7, "plain"),
+        (0.0, 7, "system"),
+        (0.0, 7, "stub"),
+        (0.4, 10, "plain"),
+    ]
     assert plan(ctx, 1, 3) == [(0.0, 1007, "system"), (0.8, 1008, "plain"), (0.4, 1009, "stub")]
     # a search round (nothing to repair from): fresh samples only
     assert plan(ctx, 1, 3, repair=False) == [
