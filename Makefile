@@ -9,7 +9,12 @@ BIN := $(VENV)/bin
 # cpu unless a CUDA GPU answers nvidia-smi; override with `make EXTRA=gpu ...`.
 EXTRA ?= $(shell nvidia-smi -L >/dev/null 2>&1 && echo gpu || echo cpu)
 STAMP := $(VENV)/.installed-$(EXTRA)
-DEMO_TASK ?= Write a Python function is_palindrome(text) that returns True when text reads the same backwards, ignoring case, spaces and punctuation.
+# The demo's task needs the sample database: a plain call of the model cannot know its tables.
+# Its hidden tests grade the run's solution.py afterwards (only for this default task).
+DEMO_TASK_FILE := bench/demo/task.txt
+DEMO_TASK ?= $(shell cat $(DEMO_TASK_FILE))
+DEMO_TESTS := bench/demo/test_hidden.py
+export DEMO_TASK  # to the shell as it is: a task's backticks and quotes are not shell syntax
 DEMO_DB := data/shop.db
 DEMO_OUT ?= demo-out
 PYTEST_ARGS ?=
@@ -70,9 +75,12 @@ $(DEMO_DB): tools/sample_db.py $(STAMP)
 demo: install models $(DEMO_DB) ## run the swarm on a demo task with the embedded models
 	@# exit 4 means the swarm ran to its revision limit without passing tests: an honest
 	@# outcome of small models, not a failure of the demo; anything else non-zero is.
-	@$(BIN)/edgeswarm run --database $(DEMO_DB) --out $(DEMO_OUT) "$(DEMO_TASK)"; rc=$$?; \
+	@$(BIN)/edgeswarm run --database $(DEMO_DB) --out $(DEMO_OUT) "$$DEMO_TASK"; rc=$$?; \
 	  if [ $$rc -eq 4 ]; then echo "demo: the models did not solve the task within the revision limit (see $(DEMO_OUT)/report.md)"; \
 	  elif [ $$rc -ne 0 ]; then exit $$rc; fi
+ifeq ($(origin DEMO_TASK),file)
+	@$(PY) -m app.demo $(DEMO_OUT) $(DEMO_TESTS) --database $(DEMO_DB)
+endif
 
 test: install testdeps models-all lint ## lint, unit and integration tests (the real vLLM CPU server, PostgreSQL)
 	$(BIN)/pytest -q $(PYTEST_ARGS)
@@ -88,8 +96,9 @@ bench: install models ## every benchmark vs its baseline: bench/results/<date>-<
 	$(PY) -m bench.suite $(BENCH_ARGS)
 
 EVAL_ARGS ?= --concurrency 4
-eval: install models ## the whole task set's hidden tests: the swarm vs one plain and one guided call of its coder
+eval: install models ## both task sets' hidden tests: the swarm vs one plain call (also handed the project's files) and one guided call
 	$(BIN)/edgeswarm eval --out bench/results/$$(date +%F)-$$(hostname)-eval.json $(EVAL_ARGS)
+	$(BIN)/edgeswarm eval --tasks bench/tasks-project --out bench/results/$$(date +%F)-$$(hostname)-project-eval.json $(EVAL_ARGS)
 
 lint: $(STAMP) ## ruff and mypy --strict
 	$(BIN)/ruff check .
