@@ -17,10 +17,14 @@ from typing import Literal
 
 from tools.pysource import parse
 
-CheckSource = Literal["statement", "writer", "probe", "peer"]
-"""statement: the task's own example; writer: the test writer's; probe: an input only
-observed, never judged (:mod:`agents.probes`); peer: an assert a candidate wrote, used only
-to rank candidates (:mod:`agents.peer_tests`)."""
+CheckSource = Literal["statement", "project", "writer", "probe", "peer"]
+"""statement: the task's own example; project: a call on the user's own data that must return
+a value (:func:`project_checks`); writer: the test writer's; probe: an input only observed,
+never judged (:mod:`agents.probes`); peer: an assert a candidate wrote, used only to rank
+candidates (:mod:`agents.peer_tests`)."""
+
+TRUSTED: frozenset[CheckSource] = frozenset({"statement", "project"})
+"""Sources whose checks a right solution passes for sure: selection trusts them."""
 
 _MAX_CHECKS = 12
 _MAX_SOURCE = 400
@@ -324,3 +328,22 @@ def statement_checks(statement: str, entry: EntryPoint | None) -> list[Check]:
         if len(check.call) <= _MAX_SOURCE and len(check.expected) <= _MAX_SOURCE:
             unique.setdefault((check.setup, check.call), check)
     return list(unique.values())[:_MAX_CHECKS]
+
+
+_DATABASE_PARAMETER = re.compile(r"(?:^|_)(?:db|database|path|file|filename|conn)(?:_|$)")
+
+
+def project_checks(entry: EntryPoint | None, database: str | None) -> list[Check]:
+    """A call on the run's own database that a right solution answers with a value.
+
+    For a function whose only parameter is the database (``best_selling_title(db_path)``):
+    called with the database's file name (the checks run beside a copy of it), it must
+    return something, not raise (``no such table``, ``view ... already exists``) and not
+    return None. No expected value is guessed: only that the code runs on the real data.
+    """
+    if entry is None or entry.kind != "function" or not database or len(entry.parameters) != 1:
+        return []
+    if not _DATABASE_PARAMETER.search(entry.parameters[0].lower()):
+        return []
+    name = database.replace("\\", "/").rsplit("/", 1)[-1]
+    return [Check(f"{entry.name}({name!r}) is not None", "True", "project")]

@@ -34,7 +34,7 @@ from __future__ import annotations
 from collections.abc import Collection, Hashable, Sequence
 from dataclasses import dataclass
 
-from agents.examples import Check
+from agents.examples import TRUSTED, Check
 from agents.probes import observation, raised
 from tools.check_runner import CandidateRun
 
@@ -89,7 +89,7 @@ def support(checks: Sequence[Check], runs: Sequence[CandidateRun]) -> list[float
     gated = [run for run in runs if not run.gate and run.verdicts]
     weights: list[float] = []
     for index, check in enumerate(checks):
-        if check.source == "statement":
+        if check.source in TRUSTED:
             weights.append(STATEMENT_WEIGHT)
             continue
         passing = sum(1 for run in gated if run.verdicts[index].ok)
@@ -270,7 +270,7 @@ def _required(checks: Sequence[Check], weights: Sequence[float]) -> list[int]:
     return [
         i
         for i, (check, weight) in enumerate(zip(checks, weights, strict=True))
-        if check.source == "statement" or weight > 0.5
+        if check.source in TRUSTED or weight > 0.5
     ]
 
 
@@ -314,7 +314,7 @@ def supported_failures(
         i
         for i, check in enumerate(checks)
         if not verdicts[i].ok
-        and (check.source == "statement" or weights[i] > 0 or crash(verdicts[i].error))
+        and (check.source in TRUSTED or weights[i] > 0 or crash(verdicts[i].error))
     ]
     return failing[:MAX_FEEDBACK]
 
@@ -330,4 +330,4 @@ def crashed_only(check: Check, error: str, weight: float) -> bool:
     A writer's call no candidate answered as expected, which this one crashed on: its
     expected value is no evidence, so the feedback leaves it out.
     """
-    return check.source != "statement" and weight == 0 and crash(error)
+    return check.source not in TRUSTED and weight == 0 and crash(error)

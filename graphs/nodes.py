@@ -13,7 +13,7 @@ from langgraph.runtime import Runtime
 from agents import auditor as auditor_agent
 from agents import summarizer as summarizer_agent
 from agents.auditor import AuditorKind
-from agents.examples import EntryPoint, entry_point_of, statement_checks
+from agents.examples import EntryPoint, entry_point_of, project_checks, statement_checks
 from agents.lookups import available_tools, lookup_messages, lookup_plan_schema, run_lookups
 from agents.prompts import clip
 from agents.researcher import MAX_TASK_CHARS, researcher_messages
@@ -149,7 +149,7 @@ async def researcher(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         "research_notes": notes,
         "looked_up": [*state.looked_up, *(f"lookup: {call[:160]}" for call in calls)],
         "entry": entry,
-        "checks": statement_checks(task, entry),
+        "checks": [*statement_checks(task, entry), *project_checks(entry, state.database)],
         "metrics": [*metrics, answer.metrics],
     }
 

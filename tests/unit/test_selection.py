@@ -282,3 +282,17 @@ def test_a_crash_on_a_writers_call_is_feedback_whatever_its_expected_value() -> 
     assert supported_failures(1, checks, runs) == []  # nothing supports either expected value
     [line] = failure_lines([0], checks, runs, 0)
     assert "no such table: order_lines" in line and "100" not in line.split("raised")[1]
+
+
+def test_a_database_only_function_is_checked_on_the_real_database() -> None:
+    from agents.examples import project_checks
+
+    entry = EntryPoint("best_selling_title", "function", ("db_path",))
+    [check] = project_checks(entry, "/data/shop.db")
+    assert check.call == "best_selling_title('shop.db') is not None" and check.source == "project"
+    assert project_checks(entry, None) == []
+    assert project_checks(EntryPoint("units", "function", ("db_path", "sku")), "shop.db") == []
+    assert project_checks(EntryPoint("title", "function", ("book_id",)), "shop.db") == []
+    # trusted as the statement's examples are: required, and its failure is feedback
+    crashed = CandidateRun(gate="", verdicts=(Verdict(False, error="OperationalError: x"),))
+    assert required([check], [crashed]) == [0] and supported_failures(0, [check], [crashed]) == [0]
