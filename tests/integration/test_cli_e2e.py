@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import signal
+import sqlite3
 import subprocess
 import time
 from pathlib import Path
@@ -52,6 +54,17 @@ def test_ctrl_c_leaves_no_vllm_process(tmp_path: Path) -> None:
     assert wait_gone(seen) == set(), "vLLM processes outlived Ctrl-C"
 
 
+def last_node(tmp_path: Path) -> str | None:
+    """The last node the runs table recorded as done (of the one run under ``tmp_path``)."""
+    path = tmp_path / "state" / "runs.sqlite"
+    try:
+        with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
+            row = conn.execute("SELECT last_node FROM runs").fetchone()
+    except sqlite3.Error:
+        return None
+    return row[0] if row else None
+
+
 def progress_line(err: str, node: str) -> str | None:
     """The live progress line of ``node`` in a run's stderr, if it finished.
 
@@ -94,6 +107,12 @@ def test_a_run_killed_with_sigkill_resumes_at_once_and_leaves_nothing_running(
             assert time.monotonic() < deadline, "the researcher did not finish"
             seen |= descendants(proc.pid)
             time.sleep(0.2)
+        # The progress line is printed as the researcher's model call ends, a moment before
+        # its node returns and the checkpoint keeps its writes: wait for the runs table to
+        # record the node (at most a few seconds; a killed make test once lost that race).
+        settle = time.monotonic() + 10
+        while last_node(tmp_path) != "researcher" and time.monotonic() < settle:
+            time.sleep(0.1)
         seen |= descendants(proc.pid)
         proc.kill()  # the CLI alone, as the kernel would: its children are not signalled
         proc.wait(timeout=30)
