@@ -25,6 +25,7 @@ from agents import test_writer as writer_agent
 from agents.checks import checks_module
 from agents.coder import CodeDraft, CoderPrompt, looping
 from agents.examples import Check, EntryPoint, entry_point_of
+from agents.imports import add_missing_imports
 from agents.peer_tests import peer_checks
 from agents.probes import observation, probes
 from agents.selection import (
@@ -194,7 +195,11 @@ def _collected(
                 continue
             made.append(
                 Candidate(
-                    code=code, revision=state.revision, greedy=temp == 0.0, seed=seed, prompt=prompt
+                    code=_imported(code, state),
+                    revision=state.revision,
+                    greedy=temp == 0.0,
+                    seed=seed,
+                    prompt=prompt,
                 )
             )
         elif isinstance(answer, NodeFailedError):
@@ -205,7 +210,7 @@ def _collected(
         elif isinstance(answer, Answer):
             made.append(
                 Candidate(
-                    code=answer.value.code,
+                    code=_imported(answer.value.code, state),
                     revision=state.revision,
                     greedy=temp == 0.0,
                     seed=seed,
@@ -214,6 +219,17 @@ def _collected(
             )
             metrics.append(answer.metrics)
     return made, metrics, errors
+
+
+def _imported(code: str, state: State) -> str:
+    """``code`` with the imports it forgot (:func:`agents.imports.add_missing_imports`).
+
+    The project's names first, then the standard library's.
+    """
+    fixed, added = add_missing_imports(code, state.project_symbols)
+    if added:
+        _log.info("imports_added", imports=added)
+    return fixed
 
 
 def _begun(messages: list[BaseMessage]) -> str:

@@ -120,6 +120,7 @@ async def map_project(state: State, ctx: Context) -> dict[str, Any]:
     return {
         "project_context": found.text,
         "project_imports": found.imports,
+        "project_symbols": found.symbols,
         "looked_up": [f"map: {used}" for used in found.used],
         "project_notes": list(found.notes),
         "research_first": ctx.model_lookups,

@@ -267,6 +267,9 @@ class State(InputState, OutputState):
     project_imports: str = ""
     """The import lines of the project snippets' Python names: a stub candidate's answer
     begins with them (:func:`agents.coder.stub_messages`)."""
+    project_symbols: dict[str, str] = field(default_factory=dict)
+    """Every name the project's Python defines, to the import that brings it: a candidate
+    that uses one without importing it gets the import (:mod:`agents.imports`)."""
     looked_up: list[str] = field(default_factory=list)
     """What the researcher looked up: each snippet shown (``path:name``), each tool call."""
     project_notes: list[str] = field(default_factory=list)

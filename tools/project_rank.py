@@ -14,7 +14,7 @@ import math
 import re
 from collections import Counter, defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from tools.project_map import WORD_PART, Entry, EntryKind, ProjectMap, build_map, tokens
@@ -35,6 +35,9 @@ class ProjectContext:
     imports: str = ""
     """``from module import name, ...`` for the Python snippets shown, a line a module: what
     code written in the project's root can import of them (:func:`import_lines`)."""
+    symbols: dict[str, str] = field(default_factory=dict)
+    """Every name the whole project's Python defines, to its import (:func:`symbol_imports`):
+    what a candidate that forgot an import is given (:mod:`agents.imports`)."""
 
 
 # Ranking -----------------------------------------------------------------------------------
@@ -223,7 +226,9 @@ def project_context(
     project = build_map(root, database)
     scored = rank(project, task)
     if not scored:
-        return ProjectContext(text="", used=(), notes=project.notes)
+        return ProjectContext(
+            text="", used=(), notes=project.notes, symbols=symbol_imports(project.entries)
+        )
     # A weak match costs a small model more attention than it gives: keep the strong ones.
     floor = scored[0][0] * _RELATIVE_FLOOR
     ranked = [entry for score, entry in scored if score >= floor]
@@ -234,7 +239,13 @@ def project_context(
     if listing := _other_files(project.files, chosen, room):
         text = f"{text}\n\n{listing}" if text else listing
     used = tuple(f"{entry.path}:{entry.name}" for entry in chosen)
-    return ProjectContext(text=text, used=used, notes=project.notes, imports=import_lines(chosen))
+    return ProjectContext(
+        text=text,
+        used=used,
+        notes=project.notes,
+        imports=import_lines(chosen),
+        symbols=symbol_imports(project.entries),
+    )
 
 
 def import_lines(entries: Sequence[Entry]) -> str:
@@ -245,18 +256,51 @@ def import_lines(entries: Sequence[Entry]) -> str:
     """
     modules: dict[str, list[str]] = {}
     for entry in entries:
-        if entry.kind != "python" or not entry.path.endswith(".py"):
+        module = _module_of(entry)
+        if module is None:
             continue
-        parts = entry.path.removesuffix(".py").split("/")
-        if parts[-1] == "__init__":
-            parts = parts[:-1]
-        if not parts or not all(part.isidentifier() for part in parts):
-            continue
-        names = modules.setdefault(".".join(parts), [])
+        names = modules.setdefault(module, [])
         names += [name for name in sorted(entry.defines) if name not in names]
     return "\n".join(
         f"from {module} import {', '.join(names)}" for module, names in modules.items() if names
     )
+
+
+MAX_SYMBOLS = 5000
+"""Names at most in :func:`symbol_imports` (a large repository's map holds more)."""
+
+
+def symbol_imports(entries: Sequence[Entry]) -> dict[str, str]:
+    """Each name the project's Python defines, and its module, to the one import that brings it.
+
+    ``round_cents`` -> ``from pricing import round_cents``, ``ids`` -> ``from clinic import
+    ids``. A name defined in two places is left out: which one was meant is a guess.
+    """
+    found: dict[str, set[str]] = {}
+    for entry in entries:
+        module = _module_of(entry)
+        if module is None:
+            continue
+        package, _, leaf = module.rpartition(".")
+        found.setdefault(leaf, set()).add(
+            f"from {package} import {leaf}" if package else f"import {leaf}"
+        )
+        for name in entry.defines:
+            found.setdefault(name, set()).add(f"from {module} import {name}")
+    unique = {name: next(iter(lines)) for name, lines in found.items() if len(lines) == 1}
+    return dict(sorted(unique.items())[:MAX_SYMBOLS])
+
+
+def _module_of(entry: Entry) -> str | None:
+    """The dotted module of a Python entry's file, or None (not Python, or no module name)."""
+    if entry.kind != "python" or not entry.path.endswith(".py"):
+        return None
+    parts = entry.path.removesuffix(".py").split("/")
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    if not parts or not all(part.isidentifier() for part in parts):
+        return None
+    return ".".join(parts)
 
 
 def _fit(entries: Sequence[Entry], limit: int) -> list[Entry]:

@@ -1,0 +1,140 @@
+"""The imports a candidate forgot (:mod:`agents.imports`), and the project's names to them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agents.imports import add_missing_imports
+from graphs.state import InputState
+from graphs.swarm import graph
+from tests.fakes import FakeOpenAI
+from tests.support.graph import ctx
+from tests.support.scripts import audits, brief, code, suite
+from tools.project_rank import project_context
+
+PROJECT = {"round_cents": "from pricing import round_cents"}
+
+
+def test_a_standard_module_and_a_project_name_are_imported_after_the_docstring() -> None:
+    source = (
+        '"""Totals."""\nfrom __future__ import annotations\n\n\n'
+        "def total(path):\n"
+        "    rows = sqlite3.connect(path).execute('SELECT 1').fetchall()\n"
+        "    return round_cents(math.fsum(r[0] for r in rows))\n"
+    )
+    fixed, added = add_missing_imports(source, PROJECT)
+    assert added == ["import math", "from pricing import round_cents", "import sqlite3"]
+    assert fixed.startswith(
+        '"""Totals."""\nfrom __future__ import annotations\n'
+        "import math\nfrom pricing import round_cents\nimport sqlite3\n\n\ndef total(path):"
+    )
+    compile(fixed, "solution.py", "exec")
+
+
+def test_names_bound_anywhere_in_the_module_are_left_alone() -> None:
+    source = (
+        "import json\n"
+        "LIMIT = 3\n"
+        "def load(text):\n"
+        "    global cache\n"
+        "    cache = json.loads(text)\n"
+        "    return [math for math in cache][:LIMIT]\n"
+        "def again():\n"
+        "    return cache, len(LIMIT.__class__.__name__), print\n"
+        "class Box:\n"
+        "    size = LIMIT\n"
+    )
+    assert add_missing_imports(source, PROJECT) == (source, [])
+
+
+def test_unqualified_names_come_from_their_one_module() -> None:
+    source = (
+        "def f(xs: List[int]) -> Dict[str, int]:\n"
+        "    seen = defaultdict(int)\n"
+        "    return Counter(xs), Decimal('1.5').quantize(Decimal('1'), ROUND_HALF_UP), seen\n"
+    )
+    fixed, added = add_missing_imports(source)
+    assert set(added) == {
+        "from typing import List",
+        "from typing import Dict",
+        "from collections import defaultdict",
+        "from collections import Counter",
+        "from decimal import Decimal",
+        "from decimal import ROUND_HALF_UP",
+    }
+    namespace: dict[str, object] = {}
+    exec(compile(fixed, "solution.py", "exec"), namespace)
+    assert callable(namespace["f"])
+
+
+@pytest.mark.parametrize(
+    ("use", "line"),
+    [
+        ("datetime.strptime(s, '%Y-%m-%d')", "from datetime import datetime"),
+        ("datetime.date(2024, 1, 1)", "import datetime"),
+    ],
+)
+def test_datetime_is_the_class_or_the_module_as_the_code_uses_it(use: str, line: str) -> None:
+    assert add_missing_imports(f"def f(s):\n    return {use}\n")[1] == [line]
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "def f(:\n    return math.pi\n",  # does not parse
+        "from pricing import *\ndef f():\n    return math.pi\n",  # a star import: unknowable
+        "def f():\n    return this.s + antigravity.x + unknown_helper()\n",  # no known source
+    ],
+)
+def test_what_cannot_be_known_is_left_as_written(source: str) -> None:
+    assert add_missing_imports(source, PROJECT) == (source, [])
+
+
+def test_the_project_map_gives_each_name_its_one_import(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    (root / "shop").mkdir(parents=True)
+    (root / "shop" / "__init__.py").write_text("")
+    (root / "shop" / "money.py").write_text(
+        "CURRENCY = 'CHF'\n\n\ndef round_cents(x):\n    return x\n"
+    )
+    (root / "shop" / "labels.py").write_text("def render(x):\n    return x\n")
+    (root / "report.py").write_text("def render(x):\n    return x\n")
+    symbols = project_context(root, "Write `price(x)` with round_cents.").symbols
+    assert symbols["round_cents"] == "from shop.money import round_cents"
+    assert symbols["CURRENCY"] == "from shop.money import CURRENCY"
+    assert symbols["money"] == "from shop import money"
+    assert symbols["report"] == "import report"
+    assert "render" not in symbols  # defined twice: which one was meant is a guess
+
+
+async def test_a_candidate_that_forgot_the_projects_import_still_runs(
+    fake_openai: FakeOpenAI, tmp_path: Path
+) -> None:
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "pricing.py").write_text(
+        "import math\n\n\ndef round_cents(amount):\n"
+        "    return int(math.floor(amount * 100 + 0.5))\n"
+    )
+    forgot = "def price_cents(amount):\n    return round_cents(math.ceil(amount * 10) / 10)\n"
+    fake_openai.script(
+        brief(entry_point="price_cents"),
+        code(forgot),
+        suite([{"call": "price_cents(1.21)", "expected": "130"}]),
+        *audits(),
+    )
+    out = await graph.ainvoke(
+        InputState(task="Write `price_cents(amount)`.", workspace=str(root)),
+        context=ctx(fake_openai, model_lookups=False),
+        version="v2",
+    )
+    state = out.value
+    assert state.status == "done", state.error
+    assert state.report is not None
+    solution = state.report.files["solution.py"]
+    assert solution.startswith("import math\nfrom pricing import round_cents\n"), solution
+    assert state.report.outcome == "approved"
+    tests = state.report.tests
+    assert tests is not None and tests.ok and tests.passed == 1, tests
