@@ -27,6 +27,7 @@ import itertools
 import json
 import os
 import re
+import textwrap
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -519,11 +520,9 @@ def _table_entry(label: str, table: Table) -> Entry:
         sample = _sample_text(table.rows, table.total)
     else:
         sample = f"-- rows not readable ({table.error})"
-    shown = [_bound(table.sql, _SECTION_CHARS)]
-    if table.kind == "view" and table.columns:
-        shown.append(f"-- columns: {', '.join(table.columns)}")
+    shown = _view_text(table) if table.kind == "view" else _bound(table.sql, _SECTION_CHARS)
     joins = frozenset(c.lower() for c in table.columns) - _NOT_JOIN_COLUMNS
-    body = "\n".join([*shown, sample])
+    body = f"{shown}\n{sample}"
     return _entry(
         label,
         "database",
@@ -533,6 +532,27 @@ def _table_entry(label: str, table: Table) -> Entry:
         defines=frozenset({table.name}),
         refs=joins,
     )
+
+
+_CREATE_VIEW = re.compile(
+    r"^\s*CREATE\s+(?:TEMP(?:ORARY)?\s+)?VIEW\s+(?:IF\s+NOT\s+EXISTS\s+)?"
+    r"(?:\"[^\"]+\"|\[[^\]]+\]|`[^`]+`|\S+?)\s*(?:\([^)]*\)\s*)?AS\s+",
+    re.IGNORECASE,
+)
+
+
+def _view_text(table: Table) -> str:
+    """A view as its columns and its query, every line an SQL comment.
+
+    Not its ``CREATE VIEW`` statement: shown that, the 0.5B coder copied it into its answer
+    (5 of 7 candidates of a make demo run, 2026-12-05), and the second CREATE of an existing
+    view fails. What the view computes is still shown, in full.
+    """
+    first, _, rest = _CREATE_VIEW.sub("", table.sql, count=1).strip().partition("\n")
+    query = [first, *textwrap.dedent(rest).splitlines()]
+    head = f"-- {table.name}({', '.join(table.columns)}): a saved query, defined as"
+    lines = [head, *(f"--     {line}" for line in query if line.strip())]
+    return _bound("\n".join(lines), _SECTION_CHARS)
 
 
 def _sample_text(rows: Sequence[Sequence[object]], total: int) -> str:

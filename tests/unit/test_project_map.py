@@ -212,8 +212,12 @@ def test_database_tables_show_create_and_sample_rows(tmp_path: Path) -> None:
     ]
     assert "(1, 'SKU-1', 2, 'OK')" in lines.text
     view = _entry(project, "shop.db", "open_lines")
-    assert "-- columns: ord_no, sku, qty_shipped, stat_cd" in view.text
-    assert "-- 3 of 5 rows:" in view.text
+    assert view.text.splitlines()[1:4] == [  # its query in comments, not a CREATE to copy
+        "-- open_lines(ord_no, sku, qty_shipped, stat_cd): a saved query, defined as",
+        "--     SELECT * FROM ord_ln WHERE stat_cd != 'CXL'",
+        "-- 3 of 5 rows:",
+    ]
+    assert "CREATE" not in view.text
     assert project.files == () and project.notes == ()
     with sqlite3.connect(db) as conn:  # read-only: nothing changed
         assert conn.execute("SELECT count(*) FROM ord_ln").fetchone() == (7,)
