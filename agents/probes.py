@@ -16,11 +16,12 @@ from __future__ import annotations
 import ast
 import contextlib
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from itertools import zip_longest
 from typing import Any
 
 from agents.examples import Check
+from tools.perturb import COPIES, probe_path
 from tools.pysource import parse
 
 MAX_PROBES = 16
@@ -104,10 +105,18 @@ def _source(callee: str, args: Sequence[Any], kwargs: dict[str, Any]) -> str:
     return f"{callee}({', '.join(parts)})"
 
 
-def _from_check(parsed: Parsed, peers: Sequence[Parsed]) -> Iterator[str]:
-    """Probe calls from one check: each argument varied, then crossed with another check's."""
+def _from_check(
+    parsed: Parsed, peers: Sequence[Parsed], files: Collection[str] = ()
+) -> Iterator[str]:
+    """Probe calls from one check: each argument varied, then crossed with another check's.
+
+    An argument that names one of the project's ``files`` is not varied as a string: a
+    reversed path names no file (:func:`file_probes` varies the file instead).
+    """
     callee, args, kwargs = parsed
     for position, value in enumerate(args):
+        if isinstance(value, str) and value in files:
+            continue
         for other in variants(value):
             yield _source(callee, [*args[:position], other, *args[position + 1 :]], kwargs)
     for name, value in kwargs.items():
@@ -121,7 +130,9 @@ def _from_check(parsed: Parsed, peers: Sequence[Parsed]) -> Iterator[str]:
             yield _source(callee, crossed, kwargs)
 
 
-def probes(checks: Sequence[Check], limit: int = MAX_PROBES) -> list[Check]:
+def probes(
+    checks: Sequence[Check], limit: int = MAX_PROBES, files: Collection[str] = ()
+) -> list[Check]:
     """Up to ``limit`` calls no check makes, varied from the checks' literal arguments.
 
     Taken in turn from each check, so one long check does not fill the list. A check with
@@ -132,7 +143,7 @@ def probes(checks: Sequence[Check], limit: int = MAX_PROBES) -> list[Check]:
     parsed = [(check, _literal_args(check.call)) for check in checks]
     peers = [call for _, call in parsed if call is not None]
     streams = [
-        ((tuple(check.setup), call) for call in _from_check(literal, peers))
+        ((tuple(check.setup), call) for call in _from_check(literal, peers, files))
         for check, literal in parsed
         if literal is not None and not check.raises
     ]
@@ -146,6 +157,42 @@ def probes(checks: Sequence[Check], limit: int = MAX_PROBES) -> list[Check]:
             if len(chosen) >= limit:
                 return chosen
     return chosen
+
+
+def file_probes(
+    checks: Sequence[Check], is_file: Callable[[str], bool], copies: int = COPIES
+) -> tuple[list[Check], list[str]]:
+    """Calls of the checks on altered copies of the project files they name, and those files.
+
+    ``customer_name("shop.db", 1005)`` gives ``customer_name("_probe1/shop.db", 1005)`` and
+    so on (:func:`tools.perturb.probe_path`); the caller puts the altered copies there
+    (:func:`tools.perturb.altered`). ``is_file``: whether a string names a project file.
+    """
+    calls: list[Check] = []
+    named: list[str] = []
+    seen = {check.key() for check in checks}
+    for check in checks:
+        literal = _literal_args(check.call)
+        if literal is None or check.raises:
+            continue
+        callee, args, kwargs = literal
+        for position, value in enumerate(args):
+            if not isinstance(value, str) or not is_file(value):
+                continue
+            if value not in named:
+                named.append(value)
+            for copy in range(1, copies + 1):
+                moved = [*args[:position], probe_path(value, copy), *args[position + 1 :]]
+                probe = Check(
+                    call=_source(callee, moved, kwargs),
+                    expected="None",
+                    source="probe",
+                    setup=tuple(check.setup),
+                )
+                if probe.key() not in seen:
+                    seen.add(probe.key())
+                    calls.append(probe)
+    return calls, named
 
 
 RAISED = "raised "
@@ -167,4 +214,12 @@ def raised(seen: str) -> str | None:
     return seen[len(RAISED) :] if seen.startswith(RAISED) else None
 
 
-__all__ = ["MAX_PROBES", "RAISED", "observation", "probes", "raised", "variants"]
+__all__ = [
+    "MAX_PROBES",
+    "RAISED",
+    "file_probes",
+    "observation",
+    "probes",
+    "raised",
+    "variants",
+]

@@ -27,7 +27,7 @@ from agents.coder import CodeDraft, CoderPrompt, looping
 from agents.examples import Check, EntryPoint, entry_point_of
 from agents.imports import add_missing_imports
 from agents.peer_tests import peer_checks
-from agents.probes import observation, probes
+from agents.probes import MAX_PROBES, file_probes, observation, probes
 from agents.selection import (
     crashed_only,
     disagree,
@@ -42,6 +42,7 @@ from graphs.llm import Answer, NodeFailedError, ask, ask_code, failure
 from graphs.state import Candidate, NodeMetrics, State, TestRun
 from runtime.logs import get_logger
 from tools.check_runner import CandidateRun, Verdict, gate, run_checks
+from tools.perturb import COPIES, altered, probe_path
 from tools.project_files import ProjectFiles
 from tools.sandbox import SandboxConfig, SandboxUnavailable
 
@@ -457,6 +458,7 @@ def _score(
     state: State,
     ctx: Context,
     project: ProjectFiles,
+    altered_files: Mapping[str, bytes] | None = None,
 ) -> Candidate:
     why = gate(candidate.code, state.entry)  # once for the three runs
     files = project.for_code(candidate.code)  # the code runs among the user's files
@@ -476,11 +478,35 @@ def _score(
     # Each in a process of its own: a probe or assert that hangs or kills it never costs a
     # check's verdict. Probes are only observed; the candidates' own asserts only rank.
     limit = ctx.sandbox_timeout_s
-    seen = _apart(candidate.code, probed, state, limit, files, config) if not run.gate else None
+    beside = {**files, **(altered_files or {})}  # the probes' altered copies of the data
+    seen = _apart(candidate.code, probed, state, limit, beside, config) if not run.gate else None
     ran = _apart(candidate.code, peered, state, limit, files, config) if not run.gate else None
     observed = [observation(v.got, v.error) for v in seen] if seen else []
     peers = [v.ok for v in ran] if ran else []
     return replace(candidate, gate=run.gate, verdicts=verdicts, observed=observed, peers=peers)
+
+
+MAX_FILE_PROBES = 8
+"""Probes on altered copies of the project's data files at most (of :data:`MAX_PROBES`)."""
+
+
+def _probes(checks: list[Check], project: ProjectFiles) -> tuple[list[Check], dict[str, bytes]]:
+    """The run's probe calls, and the altered data files they read (:mod:`tools.perturb`).
+
+    Calls on altered copies of the files the checks name come first (a task over the user's
+    data is told apart by them, not by a reversed path), then the literal variants.
+    """
+    on_files, named = file_probes(checks, lambda text: project.data_file(text) is not None)
+    made: dict[str, bytes] = {}
+    for name in named:
+        data = project.data_file(name)
+        for copy in range(1, COPIES + 1):
+            changed = altered(name, data, copy) if data is not None else None
+            if changed is not None:
+                made[probe_path(name, copy)] = changed
+    usable = [call for call in on_files if any(repr(path) in call.call for path in made)]
+    varied = probes(checks, files=set(named))
+    return [*usable[:MAX_FILE_PROBES], *varied][:MAX_PROBES], made
 
 
 def _apart(
@@ -587,19 +613,24 @@ async def run_tests(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     checks = merged_checks(state.checks, state.written_checks)
     done = list(state.scored)
     new = state.candidates[len(done) :]
-    probed = probes(checks) if ctx.probes else []
+    started = time.monotonic()
+    project = await asyncio.to_thread(project_files, state)
+    probed: list[Check] = []
+    altered_files: dict[str, bytes] = {}
+    if ctx.probes:
+        probed, altered_files = await asyncio.to_thread(_probes, checks, project)
     # Pooled from the first round only, so every candidate of every round runs the same ones.
     peered = (
         peer_checks([c.code for c in state.candidates if c.revision == 0], state.entry)
         if ctx.peer_tests
         else []
     )
-    started = time.monotonic()
-    project = await asyncio.to_thread(project_files, state)
     try:
         scored = await asyncio.gather(
             *(
-                asyncio.to_thread(_score, c, checks, probed, peered, state, ctx, project)
+                asyncio.to_thread(
+                    _score, c, checks, probed, peered, state, ctx, project, altered_files
+                )
                 for c in new
             )
         )

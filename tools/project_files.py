@@ -104,6 +104,24 @@ class ProjectFiles:
                 files[base] = self.database.read_bytes()
         return files
 
+    def data_file(self, text: str) -> bytes | None:
+        """The bytes of the file a call's argument names, as code run in the root opens it.
+
+        A workspace file by its relative path, or the run's database by its file name; None
+        for anything else (no file, a larger one than is ever copied).
+        """
+        if not text or len(text) > 300 or "\n" in text:
+            return None
+        clean = PurePosixPath(text.removeprefix("./")).as_posix()
+        if self.database is not None and clean == self.database.name:
+            try:
+                if self.database.stat().st_size > MAX_FILE_BYTES:
+                    return None
+                return self.database.read_bytes()
+            except OSError:
+                return None
+        return self._bytes(clean) if clean in self.sizes else None
+
     def sandbox_config(self, base: SandboxConfig | None = None) -> SandboxConfig | None:
         """The sandbox's settings with the workspace's packages importable (None: no change)."""
         if not self.site_packages:
