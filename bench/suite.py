@@ -148,13 +148,14 @@ NOTES = [
     "call of the coder model with the coder's system prompt, the bare task and the coder's "
     "budget. Solved = every hidden test passes in the sandbox.",
     "9: 6 dev tasks, evenly spaced over the split (task i * n / 6), one at a time, one "
-    "revision, node deadline = the settings' request timeout (as `edgeswarm eval`); the "
+    "revision, a call cut only when it stalls for the settings' call_idle_s (as `edgeswarm "
+    "eval`); the "
     "default role models behind one embedded gateway; the idle arm first, then the same tasks "
     "beside `bench.hog` (2 x cores pure-Python processes spinning on integer arithmetic, at "
     "normal priority, in their own process group, killed when the arm ends). The hog arm "
     "reuses the idle arm's prefix cache, which if anything understates the slowdown. "
-    "calls_not_first_try counts calls retried, fallen back or failed (a call cut by its "
-    "deadline is one).",
+    "calls_not_first_try counts calls retried, fallen back or failed (a call cut as stalled "
+    "is one).",
 ]
 
 

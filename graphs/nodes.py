@@ -340,13 +340,19 @@ def _outcome(state: State) -> tuple[str, str]:
     return "unresolved", f"blocking evidence remains after {rounds} (the revision limit)"
 
 
+_IMPORT_LINE = re.compile(r"^[ \t]*(?:from[ \t]+\S+[ \t]+)?import[ \t][^\n]*$", re.M)
+
+
 def project_uses(code: str, looked_up: list[str]) -> list[str]:
     """What the final code names of the project snippets it was shown.
 
     A snippet (``map: pricing.py:round_cents``, ``map: shop.db:ord_ln``) is used when the
-    code names its symbol or table as a word, or its file by path or, for a module, imports it.
+    code names its symbol or table as a word, or its file by path or, for a module, imports it
+    and uses it (``pricing.round_cents``). Import lines alone use nothing: a stub candidate's
+    answer begins by importing every snippet's names.
     """
-    words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", code))
+    body = _IMPORT_LINE.sub("", code)
+    words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", body))
     used: list[str] = []
     for item in looked_up:
         if not item.startswith("map: "):
@@ -354,13 +360,32 @@ def project_uses(code: str, looked_up: list[str]) -> list[str]:
         path, _, name = item.removeprefix("map: ").rpartition(":")
         module = path.removesuffix(".py").replace("/", ".") if path.endswith(".py") else ""
         whole_file = name == path.rpartition("/")[2]  # a config, data file or doc: by its path
+        module_entry = bool(module) and (whole_file or name == "constants")  # not one symbol
         if (
             (name and not whole_file and name in words)
             or (whole_file and (path in code or name in code))
-            or (module and re.search(rf"\b(?:from|import)\s+{re.escape(module)}\b", code))
+            or (module_entry and _module_used(code, body, words, module))
         ):
             used.append(item.removeprefix("map: "))
     return used
+
+
+def _module_used(code: str, body: str, words: set[str], module: str) -> bool:
+    """Whether ``code`` imports ``module`` and uses it.
+
+    A name imported from it is used, or ``module.name`` follows ``import module``.
+    """
+    names = re.findall(
+        rf"^[ \t]*from[ \t]+{re.escape(module)}[ \t]+import[ \t]+([^\n]*)$", code, re.M
+    )
+    imported = {word for line in names for word in re.findall(r"[A-Za-z_]\w*", line)} - {"as"}
+    if imported & words:
+        return True
+    leaf = module.rpartition(".")[2]
+    return bool(
+        re.search(rf"^[ \t]*import[ \t]+{re.escape(module)}\b", code, re.M)
+        and re.search(rf"\b{re.escape(leaf)}\.\w", body)
+    )
 
 
 async def finish(state: State, runtime: Runtime[Context]) -> dict[str, Any]:

@@ -5,9 +5,10 @@
 machine, then beside :class:`bench.hog.Hog` (twice the cores in busy processes), back to back.
 What a busy machine should cost is time, not answers: the same solved count, a longer wall
 time. The results hold both arms' solved counts, wall times and their ratio, and per arm the
-runs that failed and the calls that needed more than one attempt or gave no answer (a call cut
-by its deadline is one of them). The node deadline is the settings' request timeout, as for
-``edgeswarm eval``, so calls cut for time show as they would for a user.
+runs that failed and the calls that needed more than one attempt or gave no answer. A call is
+cut only when it stalls (no token and no progress of its model for the settings'
+``call_idle_s``), as for ``edgeswarm eval``: a busy machine's slow calls are awaited, and a
+call cut anyway shows as it would for a user.
 
 The hog arm runs second, on the same servers: it finds the idle arm's prompts in vLLM's prefix
 cache, which if anything makes it faster, so the slowdown measured is not overstated.

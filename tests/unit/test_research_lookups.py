@@ -219,3 +219,20 @@ async def test_a_bad_project_gives_a_note_and_the_run_still_ends(
         "binary": "blob.bin",
     }[case]
     assert expected in notes, notes
+
+
+def test_uses_counts_what_the_code_uses_not_what_it_imports() -> None:
+    from graphs.nodes import project_uses
+
+    code = (
+        "from labels import label_text, MAX_LINE\nimport money\nimport fines\n\n\n"
+        "def f(x):\n    return money.format_cents(x)[:MAX_LINE]\n"
+    )
+    looked_up = [
+        "map: labels.py:label_text",
+        "map: labels.py:MAX_LINE",
+        "map: money.py:format_cents",
+        "map: fines.py:fines",
+        "map: shop.db:ord_ln",
+    ]
+    assert project_uses(code, looked_up) == ["labels.py:MAX_LINE", "money.py:format_cents"]
