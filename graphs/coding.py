@@ -25,9 +25,9 @@ from agents import test_writer as writer_agent
 from agents.checks import checks_module
 from agents.coder import CodeDraft, CoderPrompt, looping
 from agents.examples import Check, EntryPoint, entry_point_of
-from agents.imports import add_missing_imports
 from agents.peer_tests import peer_checks
 from agents.probes import MAX_PROBES, file_probes, observation, probes
+from agents.repair import add_missing_imports, without_echo
 from agents.selection import (
     crashed_only,
     disagree,
@@ -196,7 +196,7 @@ def _collected(
                 continue
             made.append(
                 Candidate(
-                    code=_imported(code, state),
+                    code=_repaired(code, state, messages[prompt]),
                     revision=state.revision,
                     greedy=temp == 0.0,
                     seed=seed,
@@ -211,7 +211,7 @@ def _collected(
         elif isinstance(answer, Answer):
             made.append(
                 Candidate(
-                    code=_imported(answer.value.code, state),
+                    code=_repaired(answer.value.code, state, messages[prompt]),
                     revision=state.revision,
                     greedy=temp == 0.0,
                     seed=seed,
@@ -222,12 +222,19 @@ def _collected(
     return made, metrics, errors
 
 
-def _imported(code: str, state: State) -> str:
-    """``code`` with the imports it forgot (:func:`agents.imports.add_missing_imports`).
+def _repaired(code: str, state: State, messages: list[BaseMessage]) -> str:
+    """``code`` without the prompt lines it copied, and with the imports it forgot.
 
-    The project's names first, then the standard library's.
+    :func:`agents.repair.without_echo` (only for code that does not parse), then
+    :func:`agents.repair.add_missing_imports`: the project's names first, then the standard
+    library's.
     """
-    fixed, added = add_missing_imports(code, state.project_symbols)
+    prompt = "\n".join(str(message.content) for message in messages)
+    entry = entry_of(state)
+    unechoed = without_echo(code, prompt, entry.name if entry else None)
+    if unechoed is not None:
+        _log.info("echo_dropped", lines=code.count("\n") - unechoed.count("\n"))
+    fixed, added = add_missing_imports(unechoed or code, state.project_symbols)
     if added:
         _log.info("imports_added", imports=added)
     return fixed

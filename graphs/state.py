@@ -269,7 +269,7 @@ class State(InputState, OutputState):
     begins with them (:func:`agents.coder.stub_messages`)."""
     project_symbols: dict[str, str] = field(default_factory=dict)
     """Every name the project's Python defines, to the import that brings it: a candidate
-    that uses one without importing it gets the import (:mod:`agents.imports`)."""
+    that uses one without importing it gets the import (:mod:`agents.repair`)."""
     looked_up: list[str] = field(default_factory=list)
     """What the researcher looked up: each snippet shown (``path:name``), each tool call."""
     project_notes: list[str] = field(default_factory=list)

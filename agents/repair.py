@@ -1,7 +1,17 @@
-"""The imports a candidate forgot: added before it runs, as an editor's quick fix would.
+"""Two quick fixes to a candidate before it runs, as an editor would make them.
 
-A small model often writes ``sqlite3.connect(...)`` or ``List[int]`` without the import, or
-calls the project's ``round_cents`` it was shown without ``from pricing import round_cents``.
+**The prompt it copied** (:func:`without_echo`). Handed the project's files before the task,
+the 0.5B coder often begins its answer by copying them: the ``# path`` headers, a log's lines,
+an INI section, the "Task:" line and the statement, and only then its function. Such code does
+not parse (measured on the same run: 36 candidates began with a copied header and failed the
+gate; 11 of them held the asked function after the copy). Only when the code does not parse,
+the runs of lines that are verbatim lines of the prompt are dropped; the result is kept if it
+parses and still defines the entry point, else the code stays as written. A copied helper goes
+too, and the import fix below brings it back from the project.
+
+**The imports it forgot** (:func:`add_missing_imports`). A small model often writes
+``sqlite3.connect(...)`` or ``List[int]`` without the import, or calls the project's
+``round_cents`` it was shown without ``from pricing import round_cents``.
 Measured on bench/tasks-project (2026-12-05, swarm run 998a88f): 70 of 245 candidates raised
 ``NameError``; about 40 of them lacked only such an import. The code is otherwise untouched.
 
@@ -91,6 +101,60 @@ def add_missing_imports(
     if not lines:
         return code, []
     return _insert(code, tree, lines), lines
+
+
+_MIN_RUN = 2
+"""Copied lines dropped only in runs of at least this many (one line may be the model's own)."""
+
+
+def without_echo(code: str, prompt: str, entry: str | None) -> str | None:
+    """``code`` without the runs of lines it copied from ``prompt``; None: no such fix.
+
+    Only for code that does not parse, and only when what is left parses and defines
+    ``entry`` at the top level (any name when ``entry`` is None).
+    """
+    if not prompt.strip() or _parses(code):
+        return None
+    known = {line.rstrip() for line in prompt.splitlines() if line.strip()}
+    lines = code.splitlines()
+    copied = [line.rstrip() in known for line in lines]
+    keep: list[str] = []
+    index = 0
+    while index < len(lines):
+        end = index
+        while end < len(lines) and copied[end]:
+            end += 1
+        if end - index >= _MIN_RUN or (end > index and _prose(lines[index:end])):
+            index = end  # a copied run: dropped
+            continue
+        keep.append(lines[index])
+        index += 1
+    fixed = "\n".join(keep).strip("\n") + "\n"
+    if fixed == code or not _parses(fixed) or not _defines(fixed, entry):
+        return None
+    return fixed
+
+
+def _prose(lines: list[str]) -> bool:
+    """A copied line that cannot be Python: a ``# path`` header aside, text that does not parse."""
+    return all(not line.lstrip().startswith("#") and not _parses(line.strip()) for line in lines)
+
+
+def _parses(code: str) -> bool:
+    try:
+        parse(code)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return True
+
+
+def _defines(code: str, entry: str | None) -> bool:
+    names = {
+        node.name
+        for node in parse(code).body
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+    }
+    return bool(names) if entry is None else entry in names
 
 
 def _unbound(code: str) -> set[str]:

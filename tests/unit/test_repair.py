@@ -1,4 +1,5 @@
-"""The imports a candidate forgot (:mod:`agents.imports`), and the project's names to them."""
+"""Quick fixes to a candidate (:mod:`agents.repair`): the prompt it copied, the imports it
+forgot, and the project's names to them."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agents.imports import add_missing_imports
+from agents.repair import add_missing_imports, without_echo
 from graphs.state import InputState
 from graphs.swarm import graph
 from tests.fakes import FakeOpenAI
@@ -138,3 +139,44 @@ async def test_a_candidate_that_forgot_the_projects_import_still_runs(
     assert state.report.outcome == "approved"
     tests = state.report.tests
     assert tests is not None and tests.ok and tests.passed == 1, tests
+
+
+PROMPT = (
+    "The user's project (excerpts of its files, verbatim):\n\n"
+    "# data/gw07.log (7 lines)\n# gateway gw-07\nMSR;0800;21.4;house-1\nMSR;0815;22.1;house-1\n\n"
+    "# watering.py\ndef litres(bed):\n    return bed * 2\n\n"
+    "Task:\nWrite `parse_reading(line)` that parses one log line.\n"
+)
+
+
+def test_a_copied_prompt_is_dropped_when_the_code_does_not_parse() -> None:
+    echoed = (
+        "# data/gw07.log (7 lines)\n# gateway gw-07\n"
+        "MSR;0800;21.4;house-1\nMSR;0815;22.1;house-1\n\n"
+        "# watering.py\ndef litres(bed):\n    return bed * 2\n\n"
+        "Task:\nWrite `parse_reading(line)` that parses one log line.\n\n"
+        "def parse_reading(line):\n    kind, at, celsius, sensor = line.strip().split(';')\n"
+        "    return sensor, float(celsius)\n"
+    )
+    fixed = without_echo(echoed, PROMPT, "parse_reading")
+    assert fixed is not None
+    assert "MSR;" not in fixed and "Task:" not in fixed and "def litres" not in fixed
+    namespace: dict[str, object] = {}
+    exec(compile(fixed, "solution.py", "exec"), namespace)
+    parse = namespace["parse_reading"]
+    assert callable(parse) and parse("MSR;0800;21.4;house-1\n") == ("house-1", 21.4)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # it parses: never touched, even with copied lines
+        "def litres(bed):\n    return bed * 2\n\n\ndef parse_reading(line):\n    return line\n",
+        # only the copy: nothing defines the entry point once it is dropped
+        "# gateway gw-07\nMSR;0800;21.4;house-1\nMSR;0815;22.1;house-1\n",
+        # its own syntax error, not a copy: left for the gate to report
+        "def parse_reading(line):\n    return line.split(';'\n",
+    ],
+)
+def test_code_that_parses_or_has_nothing_else_stays_as_written(code: str) -> None:
+    assert without_echo(code, PROMPT, "parse_reading") is None
