@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import contextlib
 import json
+import os
 import signal
 import sys
 import time
@@ -34,7 +35,7 @@ from runtime.endpoint import (
     register,
 )
 from runtime.endpoint import unregister as unregister_server
-from runtime.gateway.cli import add_gateway_parser
+from runtime.gateway.cli import add_gateway_parser, port_number
 from runtime.gateway.lock import DeviceBusyError
 from runtime.logs import (
     bind_run,
@@ -133,7 +134,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     serve = sub.add_parser("serve", help="serve the embedded model until Ctrl-C")
     serve.add_argument("--model", help="catalogue model to serve")
-    serve.add_argument("--port", type=int, help="port (default: a free one)")
+    serve.add_argument("--port", type=port_number, help="port (default: a free one)")
     serve.set_defaults(handler=cmd_serve)
 
     add_gateway_parser(sub)
@@ -463,6 +464,10 @@ _ERRORS: list[tuple[type[BaseException], int]] = [
 ]
 
 
+EXIT_BROKEN_PIPE = 128 + signal.SIGPIPE
+"""What a shell tool killed by SIGPIPE exits with (141)."""
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``edgeswarm`` console script."""
     args = build_parser().parse_args(argv)
@@ -478,6 +483,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("edgeswarm: interrupted; everything it started was stopped", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # The reader left (`edgeswarm runs --json | head`): no traceback, and no second error
+        # when the interpreter flushes stdout at exit (the recipe of Python's signal docs).
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
     except tuple(kind for kind, _ in _ERRORS) as err:
         code = next(code for kind, code in _ERRORS if isinstance(err, kind))
         print(f"edgeswarm: error: {err}", file=sys.stderr)

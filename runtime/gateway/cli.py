@@ -47,10 +47,24 @@ DEFAULT_PORT = 8100
 GRACEFUL_SHUTDOWN_S = 5
 
 
+def port_number(text: str) -> int:
+    """An argparse type: a TCP port, 1 to 65535.
+
+    ``--port 99999`` is then a usage error, not a traceback from the socket layer.
+    """
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
+    if not 1 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is 1 to 65535, not {port}")
+    return port
+
+
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", help="the gateway's YAML config file")
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
-    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help="port to listen on")
+    parser.add_argument("--port", type=port_number, default=DEFAULT_PORT, help="port to listen on")
     parser.add_argument(
         "--leases",
         metavar="DIR",

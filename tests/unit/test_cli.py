@@ -286,3 +286,41 @@ def test_a_log_file_that_cannot_be_written_is_a_warning(
         pass
     err = capsys.readouterr().err
     assert "log_file_unwritable" in err and "edgeswarm: log" not in err
+
+
+@pytest.mark.parametrize("port", ["99999", "0", "http"])
+def test_a_port_out_of_range_is_a_usage_error(
+    port: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as stop:
+        main(["gateway", "--port", port])
+    assert stop.value.code == EXIT_USAGE
+    assert "--port" in capsys.readouterr().err
+
+
+def test_a_reader_that_leaves_gets_no_traceback(tmp_path: Path) -> None:
+    """``edgeswarm runs --json | head``: the pipe closes while the command still writes."""
+    script = (
+        "import sys\n"
+        "import app.cli as cli\n"
+        "def many(args):\n"
+        "    for i in range(200000):\n"
+        "        print(f'run {i}')\n"
+        "    return 0\n"
+        "cli.cmd_runs = many\n"
+        "sys.exit(cli.main(['runs', '--json']))\n"
+    )
+    writer = subprocess.Popen(
+        [sys.executable, "-c", script],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "EDGESWARM_STATE_DIR": str(tmp_path)},
+    )
+    assert writer.stdout is not None and writer.stderr is not None
+    assert writer.stdout.readline() == b"run 0\n"
+    writer.stdout.close()  # as `head -1` does
+    err = writer.stderr.read().decode()
+    writer.stderr.close()
+    assert writer.wait(timeout=60) == 141, err
+    assert "Traceback" not in err and "BrokenPipeError" not in err, err
