@@ -18,7 +18,7 @@ import stat
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from tools.workspace import MAX_FILES_SCANNED, SKIP_DIRS, SNIFF_BYTES
 
@@ -26,7 +26,9 @@ __all__ = [
     "COUNT_CAP",
     "MAX_FILES",
     "MAX_FILE_BYTES",
+    "MAX_OTHER_BYTES",
     "MAX_TOTAL_BYTES",
+    "SOURCE_SUFFIXES",
     "TIME_BUDGET_S",
     "Notes",
     "Scan",
@@ -42,10 +44,24 @@ MAX_FILE_BYTES = 1_000_000
 """A larger file is skipped."""
 MAX_TOTAL_BYTES = 2_000_000
 """Bytes read at most; later files are listed only."""
+MAX_OTHER_BYTES = MAX_TOTAL_BYTES // 2
+"""Bytes of data files and docs (anything but :data:`SOURCE_SUFFIXES`) read at most: a
+repository whose ``bench/results`` sorts before its ``tools/`` still gets its code read
+(measured on this repository: the walk spent the whole budget on result JSONs first)."""
+SOURCE_SUFFIXES = frozenset(
+    {".py", ".pyi", ".toml", ".ini", ".cfg", ".conf", ".yaml", ".yml", ".properties"}
+)
+"""Source and config files: read while the total budget lasts."""
 TIME_BUDGET_S = 3.0
 """Seconds one map may take (the walk and the databases together)."""
 COUNT_CAP = 100_000
 """Rows counted at most per table."""
+LATER_DIRS = frozenset(
+    {"tests", "test", "bench", "benchmarks", "examples", "docs", "data", "results", "fixtures"}
+)
+"""Folders walked after their siblings: within the read budget, a project's own code comes
+before its tests, benchmarks, docs and data (measured on this repository: the budget was
+spent in ``bench/`` and ``tests/`` before ``tools/`` was reached)."""
 _SKIP = SKIP_DIRS | {"build", "dist"}
 _OPEN_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK
 _SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -94,6 +110,10 @@ class Scan:
     """Bytes of text read so far."""
     reading: bool = True
     """False once ``MAX_TOTAL_BYTES`` is reached: later files are listed only."""
+    other_bytes_read: int = 0
+    """Bytes of data files and docs read so far."""
+    reading_other: bool = True
+    """False once ``MAX_OTHER_BYTES`` is reached: later data files and docs are listed only."""
 
 
 @dataclass(frozen=True)
@@ -174,7 +194,7 @@ def _directories_to_enter(
     dirnames: list[str], dirfd: int, dirpath: str, rel_dir: str, scan: Scan
 ) -> list[str]:
     keep: list[str] = []
-    for name in sorted(dirnames):
+    for name in sorted(dirnames, key=lambda d: (d.lower() in LATER_DIRS, d)):
         if name in _SKIP or name.startswith("."):
             continue
         try:
@@ -250,19 +270,39 @@ def _read_member(fd: int, path: str, rel: str, scan: Scan) -> str | None:
         scan.notes.add(f"{rel}: {info.st_size / 1e6:.1f} MB, over the 1 MB limit")
     elif b"\0" in head:
         scan.notes.add(f"{rel}: binary, skipped")
-    elif scan.reading and scan.bytes_read + info.st_size > MAX_TOTAL_BYTES:
-        scan.reading = False
-        scan.notes.add(
-            f"read limit ({MAX_TOTAL_BYTES:,} bytes) reached, later files listed only", limit=True
-        )
-    elif scan.reading:
+    elif _room(scan, rel, info.st_size):
         data = head + _read_up_to(fd, MAX_FILE_BYTES - len(head))
         scan.bytes_read += len(data)
+        if not _source(rel):
+            scan.other_bytes_read += len(data)
         try:
             return data.decode("utf-8-sig")
         except UnicodeDecodeError:
             scan.notes.add(f"{rel}: not UTF-8 text, skipped")
     return None
+
+
+def _source(rel: str) -> bool:
+    return PurePosixPath(rel).suffix.lower() in SOURCE_SUFFIXES
+
+
+def _room(scan: Scan, rel: str, size: int) -> bool:
+    """Whether a text file of ``size`` bytes may still be read; a note at each limit."""
+    if scan.reading and scan.bytes_read + size > MAX_TOTAL_BYTES:
+        scan.reading = False
+        scan.notes.add(
+            f"read limit ({MAX_TOTAL_BYTES:,} bytes) reached, later files listed only", limit=True
+        )
+    if not scan.reading or _source(rel):
+        return scan.reading
+    if scan.reading_other and scan.other_bytes_read + size > MAX_OTHER_BYTES:
+        scan.reading_other = False
+        scan.notes.add(
+            f"read limit of data and docs ({MAX_OTHER_BYTES:,} bytes) reached: later ones "
+            "listed only, source and config files still read",
+            limit=True,
+        )
+    return scan.reading_other
 
 
 def _read_up_to(fd: int, limit: int) -> bytes:

@@ -455,6 +455,36 @@ def test_time_and_read_budgets_stop_the_walk(
     )
 
 
+def test_data_files_first_in_the_walk_leave_room_for_the_code(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "bench" / "results").mkdir(parents=True)
+    for i in range(4):
+        (tmp_path / "bench" / "results" / f"run{i}.json").write_text("[" + "1," * 60 + "1]\n")
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "tools" / "sandbox.py").write_text("def test_counts(out):\n    return 0, 0\n")
+    monkeypatch.setattr(project_scan, "MAX_OTHER_BYTES", 250)
+    monkeypatch.setattr(project_scan, "LATER_DIRS", frozenset())  # bench/ first, as sorted
+    project = build_map(tmp_path)
+    read = {e.path for e in project.entries}
+    assert "tools/sandbox.py" in read and "bench/results/run3.json" not in read
+    assert len(project.files) == 5
+    assert any(n.startswith("read limit of data and docs (250 bytes)") for n in project.notes)
+
+
+def test_a_projects_own_code_is_walked_before_its_tests_bench_and_docs(tmp_path: Path) -> None:
+    for folder in ("bench", "docs", "tests", "tools", "app"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "x.py").write_text("X = 1\n")
+    assert build_map(tmp_path).files == (
+        "app/x.py",
+        "tools/x.py",
+        "bench/x.py",
+        "docs/x.py",
+        "tests/x.py",
+    )
+
+
 def test_notes_are_capped(tmp_path: Path) -> None:
     for i in range(60):
         (tmp_path / f"b{i:02d}.bin").write_bytes(b"\0")
