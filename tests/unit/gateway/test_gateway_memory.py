@@ -135,6 +135,7 @@ def test_metrics_render_as_prometheus_text() -> None:
     assert sample(text, "edgeswarm_gateway_time_to_first_token_seconds_count", model="a") == 1
     assert sample(text, "edgeswarm_gateway_rejected_total", model="a") == 1
     assert sample(text, "edgeswarm_gateway_deadlines_total", model="a") == 1
+    assert "_created" not in text  # clutter: a creation time beside every series
     # the gauges are the scrape's own: a later render without them has none
     assert sample(metrics.render({}), "edgeswarm_gateway_budget_bytes") is None
     assert metrics.swap_count() == 2
