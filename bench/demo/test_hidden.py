@@ -51,5 +51,21 @@ def test_copies_not_orders_count():
             "DELETE FROM order_items WHERE book_id = 2 AND rowid > "
             "(SELECT MIN(rowid) FROM order_items WHERE book_id = 2)"
         )
-        want = _most_copies(copy)
+    # after the with block: it commits there, and another connection sees the change only then
+    want = _most_copies(copy)
+    assert want == "The Left Hand of Darkness"  # book 2: 50 copies in one order, book 1: 7 in 7
     assert best_selling_title(str(copy)) == want
+
+
+def test_copies_not_revenue():
+    folder = Path(tempfile.mkdtemp())
+    copy = folder / "copy.db"
+    shutil.copy("shop.db", copy)
+    with sqlite3.connect(copy) as conn:  # one dear copy of Solaris outsells Kindred by revenue
+        solaris = conn.execute("SELECT id FROM books WHERE title = 'Solaris'").fetchone()[0]
+        conn.execute(
+            "UPDATE order_items SET unit_price_cents = 1000000 WHERE book_id = ? AND rowid = "
+            "(SELECT MIN(rowid) FROM order_items WHERE book_id = ?)",
+            (solaris, solaris),
+        )
+    assert best_selling_title(str(copy)) == _most_copies(copy) == "Kindred"
