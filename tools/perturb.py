@@ -10,7 +10,9 @@ copies, joins on the wrong column or ignores its argument does not.
 - A SQLite database: in each table, each column that is no key (not a primary key, not a
   declared foreign key, no ``id``/``*_id`` column, no column name two tables share: those
   are how tables join) has its values shuffled across the rows. Schema, keys, row counts
-  and every value's type stay; only which row holds which value changes.
+  and every value's type stay; only which row holds which value changes. In the last copy
+  each number is also multiplied by a small factor (1 to 20), so that a sum of one column
+  and a sum of products no longer rank alike (copies sold vs revenue).
 - A text data file (a log, a CSV): its leading comment lines (and a CSV's header) stay; of
   the lines after them, copy 1 keeps every other one, copy 2 reverses them, copy 3 shuffles
   them and drops a third.
@@ -28,6 +30,8 @@ import sqlite3
 import tempfile
 from pathlib import Path, PurePosixPath
 
+COPIES = 3
+"""Altered copies made of each data file a check names."""
 MAX_PROBE_FILE_BYTES = 256 * 1024
 """A larger file gets no altered copies (each probe run carries them into the sandbox)."""
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -82,7 +86,8 @@ def _altered_database(data: bytes, copy: int) -> bytes | None:
         except sqlite3.Error:
             return None
         try:
-            _shuffle_columns(conn, random.Random(f"db:{copy}"))  # noqa: S311 - a fixed shuffle
+            rng = random.Random(f"db:{copy}")  # noqa: S311 - a fixed shuffle, no secret
+            _shuffle_columns(conn, rng, scale=copy == COPIES)
         except sqlite3.Error:
             return None
         finally:
@@ -90,7 +95,7 @@ def _altered_database(data: bytes, copy: int) -> bytes | None:
         return path.read_bytes()
 
 
-def _shuffle_columns(conn: sqlite3.Connection, rng: random.Random) -> None:
+def _shuffle_columns(conn: sqlite3.Connection, rng: random.Random, *, scale: bool) -> None:
     tables = [
         row[0]
         for row in conn.execute(
@@ -116,10 +121,17 @@ def _shuffle_columns(conn: sqlite3.Connection, rng: random.Random) -> None:
                 continue
             if low == "id" or low.endswith("_id"):
                 continue
-            _shuffle(conn, table, name, rng)
+            _shuffle(conn, table, name, rng, scale=scale)
 
 
-def _shuffle(conn: sqlite3.Connection, table: str, column: str, rng: random.Random) -> None:
+_SCALES = (1, 2, 3, 5, 10, 20)
+"""Factors a number is multiplied by in the last copy: sums of products (revenue) and sums
+of one column (copies) rank rows apart only when the columns are not all of one size."""
+
+
+def _shuffle(
+    conn: sqlite3.Connection, table: str, column: str, rng: random.Random, *, scale: bool
+) -> None:
     """One column's values shuffled across the rows; left as it was when a constraint objects."""
     try:
         # names read from the database's own schema, quoted
@@ -129,6 +141,8 @@ def _shuffle(conn: sqlite3.Connection, table: str, column: str, rng: random.Rand
         return  # a WITHOUT ROWID table: left alone
     values = [value for _, value in rows]
     rng.shuffle(values)
+    if scale:
+        values = [_scaled(value, rng) for value in values]
     update = f"UPDATE {_quoted(table)} SET {_quoted(column)} = ? WHERE rowid = ?"  # noqa: S608
     conn.execute("SAVEPOINT shuffle")
     try:
@@ -141,12 +155,14 @@ def _shuffle(conn: sqlite3.Connection, table: str, column: str, rng: random.Rand
     conn.execute("RELEASE shuffle")
 
 
+def _scaled(value: object, rng: random.Random) -> object:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return value
+    return value * rng.choice(_SCALES)
+
+
 def _quoted(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
-
-
-COPIES = 3
-"""Altered copies made of each data file a check names."""
 
 
 def probe_path(path: str, copy: int) -> str:

@@ -55,6 +55,12 @@ def test_a_database_copy_moves_values_but_keeps_keys_schema_and_rows(tmp_path: P
     assert _rows(copy, tmp_path, names) == _rows(data, tmp_path, names)  # the same values
     schema = "SELECT sql FROM sqlite_master ORDER BY name"
     assert _rows(copy, tmp_path, schema) == _rows(data, tmp_path, schema)
+    last = altered("shop.db", data, 3)  # its numbers also scaled: a sum ranks apart from a count
+    assert last is not None
+    total = "SELECT count(*), sum(qty) FROM ord_hdr"
+    assert _rows(last, tmp_path, total)[0][0] == 40
+    assert _rows(last, tmp_path, total) != _rows(data, tmp_path, total)
+    assert _rows(last, tmp_path, keys) == _rows(data, tmp_path, keys)
 
 
 def test_a_log_copy_keeps_its_comment_head_and_moves_the_records() -> None:
@@ -96,6 +102,12 @@ def test_file_probes_call_the_checks_on_the_copies_and_leave_other_calls() -> No
         "count_loans('_probe2/logs/a.log', strict=True)",
     ]
     assert probe_path("./logs/a.log", 3) == "_probe3/logs/a.log"
+    # the database check of a function of the database alone: its call, not the comparison
+    project = [
+        Check(call="best_selling_title('shop.db') is not None", expected="True", source="project")
+    ]
+    calls, named = file_probes(project, lambda text: text == "shop.db", copies=1)
+    assert [c.call for c in calls] == ["best_selling_title('_probe1/shop.db')"]
 
 
 def test_probes_on_altered_data_tell_a_right_query_from_a_hard_coded_one(tmp_path: Path) -> None:
