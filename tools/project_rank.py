@@ -37,7 +37,7 @@ class ProjectContext:
     code written in the project's root can import of them (:func:`import_lines`)."""
     symbols: dict[str, str] = field(default_factory=dict)
     """Every name the whole project's Python defines, to its import (:func:`symbol_imports`):
-    what a candidate that forgot an import is given (:mod:`agents.imports`)."""
+    what a candidate that forgot an import is given (:mod:`agents.repair`)."""
 
 
 # Ranking -----------------------------------------------------------------------------------
