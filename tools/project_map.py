@@ -551,7 +551,8 @@ def _view_text(table: Table) -> str:
     first, _, rest = _CREATE_VIEW.sub("", table.sql, count=1).strip().partition("\n")
     query = [first, *textwrap.dedent(rest).splitlines()]
     head = f"-- {table.name}({', '.join(table.columns)}): a saved query, defined as"
-    lines = [head, *(f"--     {line}" for line in query if line.strip())]
+    use = f"-- use it as a table: SELECT {', '.join(table.columns)} FROM {table.name}"  # noqa: S608 - shown, never run
+    lines = [head, *(f"--     {line}" for line in query if line.strip()), use]
     return _bound("\n".join(lines), _SECTION_CHARS)
 
 

@@ -215,7 +215,7 @@ def test_database_tables_show_create_and_sample_rows(tmp_path: Path) -> None:
     assert view.text.splitlines()[1:4] == [  # its query in comments, not a CREATE to copy
         "-- open_lines(ord_no, sku, qty_shipped, stat_cd): a saved query, defined as",
         "--     SELECT * FROM ord_ln WHERE stat_cd != 'CXL'",
-        "-- 3 of 5 rows:",
+        "-- use it as a table: SELECT ord_no, sku, qty_shipped, stat_cd FROM open_lines",
     ]
     assert "CREATE" not in view.text
     assert project.files == () and project.notes == ()
