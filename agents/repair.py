@@ -29,6 +29,8 @@ import builtins
 import symtable
 from collections.abc import Mapping
 
+from agents.examples import EntryPoint
+from tools.check_runner import gate
 from tools.pysource import parse
 
 STDLIB_MODULES = frozenset(
@@ -107,11 +109,12 @@ _MIN_RUN = 2
 """Copied lines dropped only in runs of at least this many (one line may be the model's own)."""
 
 
-def without_echo(code: str, prompt: str, entry: str | None) -> str | None:
+def without_echo(code: str, prompt: str, entry: EntryPoint | None) -> str | None:
     """``code`` without the runs of lines it copied from ``prompt``; None: no such fix.
 
-    Only for code that does not parse, and only when what is left parses and defines
-    ``entry`` at the top level (any name when ``entry`` is None).
+    Only for code that does not parse, and only when what is left passes the gate the checks
+    apply (:func:`tools.check_runner.gate`: it parses and defines ``entry``), or, with no
+    entry point, defines something at the top level.
     """
     if not prompt.strip() or _parses(code):
         return None
@@ -130,7 +133,7 @@ def without_echo(code: str, prompt: str, entry: str | None) -> str | None:
         keep.append(lines[index])
         index += 1
     fixed = "\n".join(keep).strip("\n") + "\n"
-    if fixed == code or not _parses(fixed) or not _defines(fixed, entry):
+    if fixed == code or gate(fixed, entry) or (entry is None and not _defines_any(fixed)):
         return None
     return fixed
 
@@ -148,13 +151,11 @@ def _parses(code: str) -> bool:
     return True
 
 
-def _defines(code: str, entry: str | None) -> bool:
-    names = {
-        node.name
+def _defines_any(code: str) -> bool:
+    return any(
+        isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
         for node in parse(code).body
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
-    }
-    return bool(names) if entry is None else entry in names
+    )
 
 
 def _unbound(code: str) -> set[str]:

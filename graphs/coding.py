@@ -230,8 +230,7 @@ def _repaired(code: str, state: State, messages: list[BaseMessage]) -> str:
     library's.
     """
     prompt = "\n".join(str(message.content) for message in messages)
-    entry = entry_of(state)
-    unechoed = without_echo(code, prompt, entry.name if entry else None)
+    unechoed = without_echo(code, prompt, entry_of(state))
     if unechoed is not None:
         _log.info("echo_dropped", lines=code.count("\n") - unechoed.count("\n"))
     fixed, added = add_missing_imports(unechoed or code, state.project_symbols)
@@ -503,12 +502,19 @@ def _probes(checks: list[Check], project: ProjectFiles) -> tuple[list[Check], di
     Calls on altered copies of the files the checks name come first (a task over the user's
     data is told apart by them, not by a reversed path), then the literal variants.
     """
-    on_files, named = file_probes(checks, lambda text: project.data_file(text) is not None)
+    read: dict[str, bytes | None] = {}  # each file read once (a database in full)
+
+    def data(text: str) -> bytes | None:
+        if text not in read:
+            read[text] = project.data_file(text)
+        return read[text]
+
+    on_files, named = file_probes(checks, lambda text: data(text) is not None)
     made: dict[str, bytes] = {}
     for name in named:
-        data = project.data_file(name)
+        content = data(name)
         for copy in range(1, COPIES + 1):
-            changed = altered(name, data, copy) if data is not None else None
+            changed = altered(name, content, copy) if content is not None else None
             if changed is not None:
                 made[probe_path(name, copy)] = changed
     usable = [call for call in on_files if any(repr(path) in call.call for path in made)]

@@ -98,10 +98,10 @@ class ProjectFiles:
                 continue
             files[name] = data
             total += len(data)
-        if self.database is not None and self.database.is_file():
-            base = self.database.name
-            if base not in files and self.database.stat().st_size <= MAX_FILE_BYTES:
-                files[base] = self.database.read_bytes()
+        if self.database is not None and self.database.name not in files:
+            data = self._database_bytes()
+            if data is not None:
+                files[self.database.name] = data
         return files
 
     def data_file(self, text: str) -> bytes | None:
@@ -110,17 +110,27 @@ class ProjectFiles:
         A workspace file by its relative path, or the run's database by its file name; None
         for anything else (no file, a larger one than is ever copied).
         """
-        if not text or len(text) > 300 or "\n" in text:
+        clean = _relative_name(text)
+        if clean is None:
             return None
-        clean = PurePosixPath(text.removeprefix("./")).as_posix()
         if self.database is not None and clean == self.database.name:
             try:
-                if self.database.stat().st_size > MAX_FILE_BYTES:
-                    return None
-                return self.database.read_bytes()
+                return self._database_bytes()
             except OSError:
                 return None
         return self._bytes(clean) if clean in self.sizes else None
+
+    def _database_bytes(self) -> bytes | None:
+        """The run's database, unless it is missing or over :data:`MAX_FILE_BYTES`.
+
+        Raises:
+            OSError: it could not be read.
+        """
+        if self.database is None or not self.database.is_file():
+            return None
+        if self.database.stat().st_size > MAX_FILE_BYTES:
+            return None
+        return self.database.read_bytes()
 
     def sandbox_config(self, base: SandboxConfig | None = None) -> SandboxConfig | None:
         """The sandbox's settings with the workspace's packages importable (None: no change)."""
@@ -182,13 +192,23 @@ class ProjectFiles:
 
     def _path(self, text: str) -> list[str]:
         """The workspace file a string names: by its relative path, else by a unique name."""
-        if not text or len(text) > 300 or "\n" in text:
+        clean = _relative_name(text)
+        if clean is None:
             return []
-        clean = PurePosixPath(text.removeprefix("./")).as_posix()
         if clean in self.sizes:
             return [clean]
         named = [p for p in self.sizes if PurePosixPath(p).name == clean]
         return named if len(named) == 1 else []
+
+
+def _relative_name(text: str) -> str | None:
+    """A string as the relative posix path it may name (``./a//b`` is ``a/b``).
+
+    None for no path at all: empty, multi-line, or longer than a path a call would pass.
+    """
+    if not text or len(text) > 300 or "\n" in text:
+        return None
+    return PurePosixPath(text.removeprefix("./")).as_posix()
 
 
 VENV_DIRS = (".venv", "venv")

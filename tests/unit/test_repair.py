@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from agents.examples import entry_point_of
 from agents.repair import add_missing_imports, without_echo
 from graphs.state import InputState
 from graphs.swarm import graph
@@ -149,6 +150,9 @@ PROMPT = (
 )
 
 
+ENTRY = entry_point_of("Write `parse_reading(line)`.")
+
+
 def test_a_copied_prompt_is_dropped_when_the_code_does_not_parse() -> None:
     echoed = (
         "# data/gw07.log (7 lines)\n# gateway gw-07\n"
@@ -158,7 +162,7 @@ def test_a_copied_prompt_is_dropped_when_the_code_does_not_parse() -> None:
         "def parse_reading(line):\n    kind, at, celsius, sensor = line.strip().split(';')\n"
         "    return sensor, float(celsius)\n"
     )
-    fixed = without_echo(echoed, PROMPT, "parse_reading")
+    fixed = without_echo(echoed, PROMPT, ENTRY)
     assert fixed is not None
     assert "MSR;" not in fixed and "Task:" not in fixed and "def litres" not in fixed
     namespace: dict[str, object] = {}
@@ -179,4 +183,4 @@ def test_a_copied_prompt_is_dropped_when_the_code_does_not_parse() -> None:
     ],
 )
 def test_code_that_parses_or_has_nothing_else_stays_as_written(code: str) -> None:
-    assert without_echo(code, PROMPT, "parse_reading") is None
+    assert without_echo(code, PROMPT, ENTRY) is None
