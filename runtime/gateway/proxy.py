@@ -145,7 +145,7 @@ class UpstreamExchange:
         else:
             self._events.put_nowait(End())
         finally:
-            self._watch.cancel()
+            _cancel_once(self._watch)
 
     def _progress(self) -> None:
         self._clock.touch()
@@ -164,7 +164,7 @@ class UpstreamExchange:
                 continue  # the server works (prefill, other streams): this one waits its turn
             silent = min(self._clock.silent_for(), self._slot.progress.silent_for())
             if silent >= idle_s and not self._task.done():
-                self._task.cancel()
+                self._stop_pump()
                 self._events.put_nowait(
                     End(
                         DeadlineExceededError(
@@ -175,9 +175,12 @@ class UpstreamExchange:
                 )
                 return
 
+    def _stop_pump(self) -> None:
+        _cancel_once(self._task)
+
     def _revoke(self, reason: str) -> None:
-        self._task.cancel()
-        self._watch.cancel()
+        self._stop_pump()
+        _cancel_once(self._watch)
         self._events.put_nowait(End(ModelUnavailableError(reason)))
 
     async def next_event(self) -> Event:
@@ -206,15 +209,27 @@ class UpstreamExchange:
 
     def cancel(self) -> None:
         """Stop the exchange without waiting for it."""
-        self._task.cancel()
-        self._watch.cancel()
+        self._stop_pump()
+        _cancel_once(self._watch)
 
     async def aclose(self) -> None:
         """Stop the exchange (the client left, or it is over); safe to call twice."""
-        self._watch.cancel()
+        _cancel_once(self._watch)
         if not self._task.done():
-            self._task.cancel()
+            self._stop_pump()
             await asyncio.wait({self._task})
+
+
+def _cancel_once(task: asyncio.Task[None]) -> None:
+    """Cancel ``task`` unless it is done or already cancelled.
+
+    A second cancel of an httpx request that is unwinding from the first interrupts the
+    cleanup that closes its connection, and the socket leaks: each request cut as stalled or
+    revoked leaked one (issue 41, finding 2; the pump is cancelled by the cut and again by the
+    handler's close, the liveness probe by the pump's end and again by the close).
+    """
+    if not task.done() and not task.cancelling():
+        task.cancel()
 
 
 def _now() -> float:
