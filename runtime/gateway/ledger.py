@@ -80,6 +80,25 @@ class MemoryLedger:
         pool[name] = nbytes
         self._check(f"reserve {name} {nbytes}{' host' if host else ''}")
 
+    def grow(self, name: str, nbytes: int) -> None:
+        """Replace what ``name`` holds on the device by ``nbytes`` in one step.
+
+        Refuses (raises, leaving its bytes held) when the difference would not fit.
+
+        For a sleeping model that wakes: its remains stay counted until the whole footprint is
+        reserved (released first, a refusal left the ledger short of what the device held).
+        """
+        held = self.device.get(name, 0)
+        if self.device_used - held + nbytes > self.device_budget:
+            free = self.device_budget - self.device_used
+            raise BudgetExceededError(
+                f"{name} needs {format_bytes(nbytes)} of device memory (it holds "
+                f"{format_bytes(held)}) but only {format_bytes(free)} more of "
+                f"{format_bytes(self.device_budget)} is free"
+            )
+        self.device[name] = nbytes
+        self._check(f"grow {name} {held} -> {nbytes}")
+
     def release(self, name: str, *, host: bool = False) -> int:
         """Release what ``name`` holds; returns the bytes (0 when it held none)."""
         nbytes = (self.host if host else self.device).pop(name, 0)

@@ -251,9 +251,11 @@ class Residency:
         backend = slot.backend
         if not isinstance(backend, ProcessBackend) or not backend.alive():
             return False
-        self.ledger.release(slot.name)  # what it kept asleep: part of the footprint again
+        try:  # what it kept asleep becomes part of the footprint: counted until then
+            self.ledger.grow(slot.name, slot.footprint)
+        except BudgetExceededError as err:
+            raise ModelUnavailableError(f"model {slot.name} cannot be loaded: {err}") from None
         slot.sleep_device_held = 0
-        self._reserve(slot)
         slot.state = ModelState.STARTING
         started = time.monotonic()
         try:
