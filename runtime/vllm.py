@@ -161,6 +161,9 @@ class VLLMSpec:
     cpu_flags: frozenset[str] | None = None
     """CPU: the flags the serving dtype is chosen from (:func:`runtime.cpu.choose_dtype`);
     None: this machine's."""
+    private_env: tuple[str, ...] = ()
+    """Variables of this process's environment the server must not inherit (the gateway's
+    bearer token); ``env`` may still set them."""
 
     @property
     def dtype(self) -> DtypeChoice:
@@ -193,7 +196,7 @@ class VLLMSpec:
 
     def environment(self) -> dict[str, str]:
         """The server's environment: ours, offline, plus the backend's knobs."""
-        env = dict(os.environ)
+        env = {k: v for k, v in os.environ.items() if k not in self.private_env}
         env.update({"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "VLLM_NO_USAGE_STATS": "1"})
         env["DO_NOT_TRACK"] = "1"
         if self.device is Device.CPU:

@@ -11,6 +11,12 @@ OpenAI-compatible API is; it makes no decisions (when to do what belongs to the 
   ``--enable-sleep-mode`` and ``VLLM_SERVER_DEV_MODE=1``); after a level-2 wake it reloads the
   weights and resets the prefix cache.
 - :class:`RemoteBackend` is a fixed URL on another host: routed, never swapped, not counted.
+
+A server the gateway starts inherits its environment less the gateway's bearer token, and a
+vLLM server gets a fresh secret of its own (``VLLM_API_KEY``, out of its command line): vLLM
+then answers its ``/v1`` routes only to the gateway, which sends the secret upstream, so the
+server's loopback port is no way around the gateway's token. vLLM leaves its other routes
+(``/health``, ``/metrics``, sleep mode's) unguarded.
 """
 
 from __future__ import annotations
@@ -18,14 +24,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import secrets
 import signal
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 import httpx
 
 from runtime.gateway.config import (
+    DEFAULT_TOKEN_ENV,
     CommandModelConfig,
     GatewayConfig,
     ModelConfig,
@@ -57,6 +65,8 @@ class Launch:
 
     process: ManagedProcess
     api_base: str
+    api_key: str | None = None
+    """The secret the server requires on its ``/v1`` routes, if any."""
 
 
 LaunchFactory = Callable[[], Launch]
@@ -99,6 +109,7 @@ class ProcessBackend:
         """Start a fresh server and wait until it is healthy (cancellable)."""
         launch = self._launch()
         self._process, self.api_base = launch.process, launch.api_base
+        self.api_key = launch.api_key
         task = asyncio.ensure_future(asyncio.to_thread(launch.process.start))
         try:
             await asyncio.shield(task)
@@ -200,6 +211,8 @@ class BackendContext:
     shared_cores: bool = False
     """Several vLLM servers may compute on the same CPU cores at once (see
     :data:`runtime.vllm.SHARED_CORES_ENVIRONMENT`)."""
+    private_env: tuple[str, ...] = (DEFAULT_TOKEN_ENV,)
+    """Variables the servers must not inherit: the gateway's bearer token."""
 
 
 def resolve_model_dir(entry: VLLMModelConfig, models_dir: Path) -> Path:
@@ -234,17 +247,21 @@ def _vllm_launch(entry: VLLMModelConfig, ctx: BackendContext) -> LaunchFactory:
         env=env,
         shared_cores=ctx.shared_cores,
         gpu_memory_utilization=share,
+        private_env=ctx.private_env,
     )
+    own_key = _flag_value(API_KEY_FLAG, entry.extra_args) or entry.env.get(API_KEY_ENV)
 
     def launch() -> Launch:
+        key = own_key or secrets.token_urlsafe(24)  # a fresh one for each server
+        env = spec.env if own_key else {**spec.env, API_KEY_ENV: key}
         server = VLLMServer(
-            spec,
+            replace(spec, env=env),
             ctx.log_dir,
             port=ctx.port_for(),
             start_timeout_s=entry.start_timeout_s,
             die_with_parent=ctx.die_with_parent,
         )
-        return Launch(server, server.base_url)
+        return Launch(server, server.base_url, key)
 
     return launch
 
@@ -253,7 +270,8 @@ def _command_launch(entry: CommandModelConfig, ctx: BackendContext) -> LaunchFac
     def launch() -> Launch:
         port = ctx.port_for()
         command = [part.format(port=port, name=entry.name) for part in entry.command]
-        env = {**os.environ, **entry.env}
+        inherited = {k: v for k, v in os.environ.items() if k not in ctx.private_env}
+        env = {**inherited, **entry.env}
         if entry.swap == "sleep":
             env.setdefault("VLLM_SERVER_DEV_MODE", "1")
         process = ManagedProcess(
@@ -269,6 +287,21 @@ def _command_launch(entry: CommandModelConfig, ctx: BackendContext) -> LaunchFac
         return Launch(process, f"http://{ctx.host}:{port}/v1")
 
     return launch
+
+
+API_KEY_FLAG = "--api-key"
+API_KEY_ENV = "VLLM_API_KEY"
+
+
+def _flag_value(flag: str, args: Sequence[str]) -> str | None:
+    """The value given to ``flag`` in ``args`` (``--flag v`` or ``--flag=v``; the last wins)."""
+    found = None
+    for i, arg in enumerate(args):
+        if arg == flag and i + 1 < len(args):
+            found = args[i + 1]
+        elif arg.startswith(flag + "="):
+            found = arg.split("=", 1)[1]
+    return found
 
 
 def build_backend(entry: ModelConfig, ctx: BackendContext) -> Backend:
@@ -295,4 +328,6 @@ def build_backends(config: GatewayConfig, ctx: BackendContext) -> dict[str, Back
     servers = sum(isinstance(entry, VLLMModelConfig) for entry in config.models)
     if ctx.device is Device.CPU and servers > 1:
         ctx = replace(ctx, shared_cores=True)
+    private = dict.fromkeys((*ctx.private_env, DEFAULT_TOKEN_ENV, config.auth.token_env))
+    ctx = replace(ctx, private_env=tuple(private))
     return {entry.name: build_backend(entry, ctx) for entry in config.models}

@@ -173,8 +173,9 @@ async def test_a_real_cut_off_answer_is_retried_larger_then_the_fallback_runs(
 
 
 def front_config(tmp_path: Path, upstream: str) -> Path:
-    """A second gateway's config: ``PRIMARY`` is the real vLLM server at ``upstream``, as a
-    ``remote`` model, so killing this gateway leaves the model server running."""
+    """A second gateway's config: ``PRIMARY`` is the real model behind the first gateway at
+    ``upstream``, as a ``remote`` model, so killing this gateway leaves the model server
+    running (the server's own port takes only the first gateway's secret)."""
     config = {
         "device": "cpu",
         "state_dir": str(tmp_path / "front-state"),
@@ -186,14 +187,25 @@ def front_config(tmp_path: Path, upstream: str) -> Path:
     return path
 
 
+async def test_a_model_server_answers_only_its_gateway(
+    gateway: str, http: httpx.AsyncClient
+) -> None:
+    """The real vLLM server's own loopback port refuses its /v1 routes without the secret the
+    gateway holds (issue 41, finding 7); through the gateway it answers."""
+    upstream = (await row(http, gateway, PRIMARY))["url"]
+    direct = await http.get(f"{upstream}/models")
+    assert direct.status_code == 401, direct.text
+    via = await http.get(f"{gateway}/models")
+    assert via.status_code == 200 and PRIMARY in via.text
+
+
 @pytest.mark.timeout(400)
 async def test_calls_in_flight_survive_a_gateway_killed_and_restarted(
     gateway: str, http: httpx.AsyncClient, tmp_path: Path
 ) -> None:
     """Three calls are on the real model when their gateway is SIGKILLed; a new gateway comes
     up on the same port; each call is resent and answered by its own model, no fallback."""
-    upstream = (await row(http, gateway, PRIMARY))["url"]
-    config = front_config(tmp_path, upstream)
+    config = front_config(tmp_path, gateway)
     with (
         gateway_process(config, tmp_path / "front.log") as process,
         structlog.testing.capture_logs() as logs,

@@ -1,0 +1,160 @@
+"""Regression tests of the red-team pass over the gateway (issue 41): each failed before its fix.
+
+Fake vLLM backends as real processes (:mod:`tests.support.gateway`), the gateway in the test's
+event loop, so its sockets are this process's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import yaml
+
+from runtime.gateway.backends import BackendContext, Launch, ProcessBackend, build_backend
+from runtime.gateway.config import VLLMModelConfig, parse_config
+from runtime.gateway.errors import ModelUnavailableError
+from runtime.gateway.policies import ModelState
+from runtime.settings import Device
+from tests.support.gateway import MB, Live, fake_model, live_gateway, write_config
+
+
+def _sockets_to(port: int) -> int:
+    """This process's TCP sockets connected to ``port`` (the gateway's upstream connections)."""
+    mine = set()
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            link = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:
+            continue  # closed meanwhile
+        if link.startswith("socket:["):
+            mine.add(link[8:-1])
+    count = 0
+    for table in ("/proc/self/net/tcp", "/proc/self/net/tcp6"):
+        with open(table, encoding="ascii") as rows:
+            for row in list(rows)[1:]:
+                fields = row.split()
+                remote_port = int(fields[2].rsplit(":", 1)[1], 16)
+                count += remote_port == port and fields[9] in mine
+    return count
+
+
+async def _stalled_streams(live: Live, port: int, count: int) -> list[str]:
+    """``count`` streamed requests whose server goes silent after two pieces: each error."""
+    async with httpx.AsyncClient(trust_env=False) as direct:
+        script = [{"content": "x" * 40, "stall_after": 2}] * count
+        await direct.post(f"http://127.0.0.1:{port}/_fake/script", json=script)
+    payload = {"model": "hang", "stream": True, "messages": [{"role": "user", "content": "hi"}]}
+
+    async def one(client: httpx.AsyncClient) -> str:
+        async with client.stream("POST", f"{live.url}/v1/chat/completions", json=payload) as r:
+            async for line in r.aiter_lines():
+                if line.startswith("data: ") and '"error"' in line:
+                    return str(json.loads(line[6:])["error"]["message"])
+        return ""
+
+    async with httpx.AsyncClient(trust_env=False, timeout=60) as client:
+        return await asyncio.gather(*(one(client) for _ in range(count)))
+
+
+async def test_requests_cut_as_stalled_leak_no_upstream_socket(tmp_path: Path, tag: str) -> None:
+    """Finding 2: a cut request's upstream task was cancelled twice (by the cut, then by the
+    handler's close), and a second cancel of an httpx request leaks its connection."""
+    models = [fake_model("hang", tag)]
+    config = write_config(tmp_path, models, 1000 * MB, request_idle_s=1.0)
+    async with live_gateway(config, tag) as live:
+        await live.http.post(f"{live.url}/models/hang/load")
+        info: dict[str, Any] = await live.model_info("hang")
+        port = int(info["url"].rsplit(":", 1)[1].split("/")[0])
+        # The first batch fills the client's pool of kept-alive connections (the liveness
+        # probes' own requests, up to one per request): its size is not a leak.
+        first = await _stalled_streams(live, port, 10)
+        assert all("made no progress" in m for m in first), first
+        await asyncio.sleep(0.5)
+        before = _sockets_to(port)
+        for _ in range(2):
+            again = await _stalled_streams(live, port, 10)
+            assert all("made no progress" in m for m in again), again
+        await asyncio.sleep(0.5)
+        after = _sockets_to(port)
+        assert after <= before, f"{after - before} upstream sockets leaked by 20 cut requests"
+
+
+async def test_a_refused_wake_keeps_the_sleeping_remains_counted(tmp_path: Path, tag: str) -> None:
+    """Finding 3: waking released the sleeping model's remains before reserving its footprint,
+    so a refused reservation left the ledger short of what the device held (1000 MB held,
+    900 MB counted), with no violation recorded. A policy that calls ``bring_up`` without
+    making room must get a refusal and leave the accounting whole."""
+    models = [
+        fake_model(
+            "a", tag, swap="sleep", sleep_footprint=200 * MB, sleep_device_footprint=100 * MB
+        ),
+        fake_model("b", tag, footprint=900 * MB),
+    ]
+    config = write_config(tmp_path, models, 1000 * MB, device="cuda")  # NVML absent: degrades
+    async with live_gateway(config, tag) as live:
+        assert (await live.chat("a")).status_code == 200
+        assert (await live.chat("b")).status_code == 200  # a sleeps, keeping 100 MB
+        assert live.service.ledger.device == {"a": 100 * MB, "b": 900 * MB}
+        slot = live.service.slots["a"]
+        assert slot.state is ModelState.SLEEPING
+        with pytest.raises(ModelUnavailableError, match="cannot be loaded"):
+            await live.service.scheduler.residency.bring_up(slot)  # as a wrong policy would
+        assert live.service.ledger.device == {"a": 100 * MB, "b": 900 * MB}
+        assert slot.state is ModelState.SLEEPING and slot.sleep_device_held == 100 * MB
+        assert (await live.chat("a")).status_code == 200  # the right way still works
+        assert live.service.ledger.violations == []
+
+
+def _environ(pid: int) -> dict[str, str]:
+    raw = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+    return dict(item.decode().split("=", 1) for item in raw if b"=" in item)
+
+
+async def test_servers_do_not_inherit_the_gateway_token(
+    tmp_path: Path, tag: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Finding 7: the token was in every backend's environment (readable in /proc by any
+    process of the user, and by the server's own code)."""
+    monkeypatch.setenv("EDGESWARM_GATEWAY_TOKEN", "default-name-token-0123456789")
+    monkeypatch.setenv("MY_GATEWAY_TOKEN", "configured-name-token-0123456789")
+    config = write_config(tmp_path, [fake_model("a", tag)], 1000 * MB)
+    raw = yaml.safe_load(config.read_text())
+    raw["auth"] = {"token_env": "MY_GATEWAY_TOKEN"}
+    config.write_text(yaml.safe_dump(raw))
+    async with live_gateway(config, tag) as live:
+        await live.service.load("a")  # in the loop: the HTTP routes want the token
+        pid = live.service.slots["a"].backend.pid
+        assert pid is not None
+        env = _environ(pid)
+    assert "MY_GATEWAY_TOKEN" not in env and "EDGESWARM_GATEWAY_TOKEN" not in env
+    assert env.get("PATH") == os.environ["PATH"]  # the rest is inherited
+
+
+def test_each_vllm_server_gets_its_own_secret_out_of_its_command_line(tmp_path: Path) -> None:
+    """Finding 7: a backend's loopback port answered anyone without a token; vLLM now checks
+    a fresh secret (``VLLM_API_KEY``) on its ``/v1`` routes, and the gateway sends it."""
+    (tmp_path / "m").mkdir()
+    (tmp_path / "m" / "config.json").write_text("{}")
+    model = {"name": "m", "backend": "vllm", "model": str(tmp_path / "m"), "footprint": "1GiB"}
+    entry = parse_config({"models": [model]}, origin="test", device=Device.CPU).models[0]
+    assert isinstance(entry, VLLMModelConfig)
+    ctx = BackendContext(device=Device.CPU, models_dir=tmp_path, log_dir=tmp_path)
+
+    def launch(config: VLLMModelConfig) -> Launch:
+        backend = build_backend(config, ctx)
+        assert isinstance(backend, ProcessBackend)
+        return backend._launch()  # built, not started
+
+    first, second = launch(entry), launch(entry)
+    assert first.api_key and second.api_key and first.api_key != second.api_key
+    assert first.process.env["VLLM_API_KEY"] == first.api_key
+    assert first.api_key not in " ".join(first.process.command)
+    # the user's own key wins, and is the one sent
+    mine = launch(entry.model_copy(update={"extra_args": ["--api-key", "users-own-key"]}))
+    assert mine.api_key == "users-own-key" and "VLLM_API_KEY" not in mine.process.env
