@@ -24,7 +24,15 @@ from app.report import (
     print_run,
     print_runs,
 )
-from app.runs import RunBusyError, RunNotFoundError, RunOptions, RunRecord, RunStore, using
+from app.runs import (
+    LeaseKeeper,
+    RunBusyError,
+    RunNotFoundError,
+    RunOptions,
+    RunRecord,
+    RunStore,
+    using,
+)
 from app.runs_db import RunsDatabaseError
 from runtime.catalog import CatalogError, ModelEntry, load_catalog
 from runtime.endpoint import (
@@ -196,7 +204,13 @@ def cmd_run(args: argparse.Namespace) -> int:
 def cmd_resume(args: argparse.Namespace) -> int:
     """Continue an interrupted run from its last checkpoint, with the options it started with."""
     where = _settings(args).runs_database()
-    record = using(where, lambda store: store.claim(args.thread_id), create=False)
+
+    async def claim(store: RunStore) -> RunRecord:
+        record = await store.claim(args.thread_id)
+        await store.has_checkpoint(record.thread_id)  # readable, before any model starts
+        return record
+
+    record = using(where, claim, create=False)
     out = args.out or record.options.out
     if record.finished and record.result is not None:
         print(f"edgeswarm: run {record.thread_id} already finished; its result:", file=sys.stderr)
@@ -241,6 +255,7 @@ def _drive(record: RunRecord, settings: Settings, *, out: str | None, as_json: b
     printer = runner.ProgressPrinter()
     try:
         with (
+            LeaseKeeper(settings.runs_database(), record.thread_id),
             _log_file(log_path, "edgeswarm: log"),
             bind_run(new_run_id()) as run_id,
             endpoints.swarm_endpoint(settings, endpoints.models_needed(overrides)) as endpoint,

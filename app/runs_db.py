@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import abc
 import contextlib
+import errno
+import shutil
 import sqlite3
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
@@ -40,6 +42,23 @@ CONNECT_TIMEOUT_S = 10
 
 class RunsDatabaseError(RuntimeError):
     """The runs database cannot be opened or read; the message names it and the setting."""
+
+
+# SQLite's primary result codes (https://sqlite.org/rescode.html); an extended code's low byte.
+_SQLITE_PERM, _SQLITE_BUSY, _SQLITE_LOCKED, _SQLITE_READONLY = 3, 5, 6, 8
+_SQLITE_IOERR, _SQLITE_FULL, _SQLITE_CANTOPEN = 10, 13, 14
+_DISK_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EFBIG})
+
+
+def _free_space(path: Path) -> str:
+    """How much room the filesystem holding ``path`` has, in words."""
+    for folder in (path.parent, *path.parents):
+        try:
+            usage = shutil.disk_usage(folder)
+        except OSError:
+            continue
+        return f"{usage.free / 2**20:,.0f} MiB free of {usage.total / 2**30:,.1f} GiB on {folder}"
+    return "free space unknown"
 
 
 def serializer() -> JsonPlusSerializer:
@@ -71,9 +90,13 @@ def _schema(sequence: str) -> tuple[str, ...]:
         f"CREATE TABLE IF NOT EXISTS runs ({sequence}thread_id TEXT PRIMARY KEY, "
         "started TEXT NOT NULL, updated TEXT NOT NULL, task TEXT NOT NULL, "
         "options TEXT NOT NULL, status TEXT NOT NULL, pid INTEGER, pid_start BIGINT, "
-        "last_node TEXT, result TEXT)",
+        "last_node TEXT, result TEXT, host TEXT, lease_until DOUBLE PRECISION)",
         "CREATE INDEX IF NOT EXISTS runs_by_start ON runs (started)",
     )
+
+
+LATER_COLUMNS = (("host", "TEXT"), ("lease_until", "DOUBLE PRECISION"))
+"""Columns added to the runs table since its first version: a table made before gets them."""
 
 
 class RunsDatabase(abc.ABC):
@@ -91,6 +114,14 @@ class RunsDatabase(abc.ABC):
         await self.saver.setup()
         for statement in self.schema:
             await self.write(statement)
+        have = await self.column_names()
+        for name, kind in LATER_COLUMNS:
+            if name not in have:
+                await self.write(f"ALTER TABLE runs ADD COLUMN {name} {kind}")
+
+    @abc.abstractmethod
+    async def column_names(self) -> set[str]:
+        """The runs table's columns."""
 
     @abc.abstractmethod
     async def write(self, sql: str, params: Sequence[Any] = ()) -> None:
@@ -136,7 +167,38 @@ class SqliteRuns(RunsDatabase):
 
     @staticmethod
     def unusable(path: Path, err: BaseException) -> RunsDatabaseError:
-        """The error for a file that cannot be made, opened or read."""
+        """The error for a file that cannot be made, opened, read or written, saying what to do.
+
+        Only a file that is not a database (or is damaged) is to be moved away; a full or
+        failing disk, a lock held elsewhere or a permission leave an intact database that
+        works again once the cause is gone (a full disk was reported as "move it away").
+        """
+        code = getattr(err, "sqlite_errorcode", None)
+        primary = code & 0xFF if isinstance(code, int) else None
+        os_errno = err.errno if isinstance(err, OSError) else None
+        if primary in (_SQLITE_FULL, _SQLITE_IOERR) or os_errno in _DISK_ERRNOS:
+            return RunsDatabaseError(
+                f"runs database {path} could not be read or written ({err}): the disk may be "
+                f"full, failing or over a quota or size limit ({_free_space(path)}). The "
+                "database itself is most likely intact and was left as it is: free space or "
+                "fix the disk, then run the command again"
+            )
+        if primary in (_SQLITE_BUSY, _SQLITE_LOCKED):
+            return RunsDatabaseError(
+                f"runs database {path} is locked by another process ({err}); try again once "
+                "it is done, or set EDGESWARM_RUNS_DB to another file"
+            )
+        if (
+            primary in (_SQLITE_PERM, _SQLITE_READONLY, _SQLITE_CANTOPEN)
+            or os_errno == errno.EROFS
+            or isinstance(
+                err, PermissionError | IsADirectoryError | NotADirectoryError | FileExistsError
+            )
+        ):
+            return RunsDatabaseError(
+                f"runs database {path} cannot be opened for writing ({err}): check the path "
+                "and its permissions, or set EDGESWARM_RUNS_DB to another file"
+            )
         return RunsDatabaseError(
             f"runs database {path} cannot be used ({err}); it was left as it is: move it "
             "away or set EDGESWARM_RUNS_DB to another file"
@@ -152,6 +214,10 @@ class SqliteRuns(RunsDatabase):
         """The rows a query returns."""
         async with self._conn.execute(sql, params) as cursor:
             return [tuple(row) async for row in cursor]
+
+    async def column_names(self) -> set[str]:
+        """The runs table's columns."""
+        return {str(row[1]) for row in await self.rows("PRAGMA table_info(runs)")}
 
     @contextlib.asynccontextmanager
     async def locked(self, thread_id: str) -> AsyncIterator[None]:
@@ -228,6 +294,14 @@ class PostgresRuns(RunsDatabase):
         async with self._conn.cursor(row_factory=tuple_row) as cursor:
             await cursor.execute(sql.replace("?", "%s"), params)
             return await cursor.fetchall()
+
+    async def column_names(self) -> set[str]:
+        """The runs table's columns (in the connection's search path)."""
+        rows = await self.rows(
+            "SELECT column_name FROM information_schema.columns WHERE table_name = 'runs' "
+            "AND table_schema = current_schema()"
+        )
+        return {str(row[0]) for row in rows}
 
     @contextlib.asynccontextmanager
     async def locked(self, thread_id: str) -> AsyncIterator[None]:

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from app.cli import EXIT_ENVIRONMENT, EXIT_NO_RUN, EXIT_OK, EXIT_RUN_BUSY, EXIT_USAGE, main
-from app.runs import RunOptions, RunRecord, RunStore, using
+from app.runs import LeaseKeeper, RunOptions, RunRecord, RunStore, this_host, using
 from runtime.process import process_alive, process_start
 from runtime.settings import PostgresURL
 from tests.fakes import FakeOpenAI
@@ -280,7 +280,9 @@ def test_unusable_database_path(
         target = tmp_path / "a-file" / "runs.sqlite"
     monkeypatch.setenv("EDGESWARM_RUNS_DB", str(target))
     assert main(["run", "--base-url", "http://127.0.0.1:9/v1", "add"]) == EXIT_ENVIRONMENT
-    assert f"runs database {target} cannot be used" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert f"runs database {target} cannot be opened for writing" in err, err
+    assert "move it away" not in err
 
 
 def test_runs_listing_text_and_limits(
@@ -357,3 +359,143 @@ def test_an_unreadable_record_is_reported(
     assert main(["runs"]) == EXIT_ENVIRONMENT
     assert f"the record of run {record.thread_id} is unreadable" in capsys.readouterr().err
     assert main(["resume", record.thread_id]) == EXIT_ENVIRONMENT
+
+
+def test_a_garbled_checkpoint_is_reported_before_anything_starts(
+    fake_openai: FakeOpenAI, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 41, finding 10: a checkpoint that no longer decodes surfaced as a bare ValueError
+    on resume's first read (reported as a usage error, after the models had started)."""
+    options = RunOptions(model="fake-model", base_url=fake_openai.base_url)
+
+    async def stopped(store: RunStore) -> RunRecord:
+        record = await store.create("add two numbers", options)
+        await store.interrupted(record.thread_id)
+        return record
+
+    record = using(db(tmp_path), stopped)
+    with sqlite3.connect(db(tmp_path)) as conn:
+        conn.execute(
+            "INSERT INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, type, checkpoint,"
+            " metadata) VALUES (?, '', '1', 'msgpack', ?, ?)",
+            (record.thread_id, b"\xc1garbled", b"{}"),
+        )
+    assert main(["resume", record.thread_id]) == EXIT_ENVIRONMENT
+    err = capsys.readouterr().err
+    assert f"the checkpoint of run {record.thread_id} is unreadable" in err, err
+    assert "resuming" not in err
+    assert fake_openai.requests() == []
+
+
+_FULL_DISK = """
+import asyncio, resource, signal, sys
+from pathlib import Path
+from app.runs import RunOptions, RunStore
+from app.runs_db import RunsDatabaseError
+
+async def main() -> None:
+    async with RunStore.open(Path(sys.argv[1])) as store:
+        await store.create("x" * 200_000, RunOptions(model="m"))
+
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails (EFBIG)
+resource.setrlimit(resource.RLIMIT_FSIZE, (int(sys.argv[2]), int(sys.argv[2])))
+try:
+    asyncio.run(main())
+except RunsDatabaseError as err:
+    print(err)
+"""
+
+
+def test_a_full_disk_is_not_called_a_broken_database(tmp_path: Path) -> None:
+    """Issue 41, finding 10: a disk that takes no more writes made every operation say
+    "disk I/O error ... move it away", though the database was intact once space was freed.
+    A file size limit (RLIMIT_FSIZE) fails the writes as a full disk does."""
+    path = db(tmp_path)
+    first = using(path, lambda store: store.create("kept", RunOptions(model="m")))
+    size = path.stat().st_size
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(
+        [sys.executable, "-c", _FULL_DISK, str(path), str(size + 4096)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    message = done.stdout.strip()
+    assert f"runs database {path} could not be read or written" in message, done
+    assert "free of" in message and "move it away" not in message
+    kept = using(path, lambda store: store.get(first.thread_id))  # intact, and usable
+    assert kept.task == "kept"
+    assert using(path, lambda store: store.create("again", RunOptions(model="m"))).task == "again"
+
+
+def _as_if_elsewhere(where: Path | PostgresURL, thread_id: str, lease_left_s: float) -> None:
+    """Make the run's row look claimed by a process on another host (or pid namespace)."""
+
+    async def move(store: RunStore) -> None:
+        await store._db.write(
+            "UPDATE runs SET status = 'running', pid = 999999999, pid_start = 1, host = ?, "
+            "lease_until = ? WHERE thread_id = ?",
+            ("other-host boot pid:[1]", time.time() + lease_left_s, thread_id),
+        )
+
+    using(where, move)
+
+
+def test_a_run_leased_on_another_host_is_not_resumed_here(
+    capsys: pytest.CaptureFixture[str], runs_db: Path | PostgresURL
+) -> None:
+    """Issue 41, finding 8: a claim was checked against this host's /proc only, so a run that
+    another host (or pid namespace) runs read as interrupted here, and both resumed it."""
+    record = using(runs_db, lambda store: store.create("t", RunOptions(model="m")))
+    _as_if_elsewhere(runs_db, record.thread_id, lease_left_s=60)
+    [row] = runs_json(capsys)
+    assert row["status"] == "running"
+    assert main(["resume", record.thread_id]) == EXIT_RUN_BUSY
+    err = capsys.readouterr().err
+    assert "is still running (pid 999999999 on other-host" in err, err
+    # its lease ran out: the other host's process stopped renewing it
+    _as_if_elsewhere(runs_db, record.thread_id, lease_left_s=-1)
+    [row] = runs_json(capsys)
+    assert row["status"] == "interrupted"
+    claimed = using(runs_db, lambda store: store.claim(record.thread_id))
+    assert claimed.status == "interrupted"
+    mine = using(runs_db, lambda store: store.get(record.thread_id))
+    assert mine.status == "running" and mine.pid == os.getpid() and mine.host == this_host()
+
+
+def test_a_living_run_keeps_renewing_its_lease(runs_db: Path | PostgresURL) -> None:
+    record = using(runs_db, lambda store: store.create("t", RunOptions(model="m")))
+
+    def lease() -> float:
+        rows = using(
+            runs_db,
+            lambda store: store._db.rows(
+                "SELECT lease_until FROM runs WHERE thread_id = ?", (record.thread_id,)
+            ),
+        )
+        return float(rows[0][0])
+
+    first = lease()
+    with LeaseKeeper(runs_db, record.thread_id, every_s=0.2):
+        wait_for(lambda: lease() > first, seconds=30)
+    assert lease() > first
+
+
+def test_a_runs_table_from_before_leases_gets_their_columns(tmp_path: Path) -> None:
+    path = db(tmp_path)
+    path.parent.mkdir(parents=True)
+    with sqlite3.connect(path) as conn:
+        conn.execute(
+            "CREATE TABLE runs (thread_id TEXT PRIMARY KEY, started TEXT NOT NULL, updated TEXT "
+            "NOT NULL, task TEXT NOT NULL, options TEXT NOT NULL, status TEXT NOT NULL, pid "
+            "INTEGER, pid_start BIGINT, last_node TEXT, result TEXT)"
+        )
+        conn.execute(
+            "INSERT INTO runs VALUES ('old', '2026-01-01', '2026-01-01', 't', '{\"model\": \"m\"}',"
+            " 'running', 999999999, 1, NULL, NULL)"
+        )
+    old = using(path, lambda store: store.get("old"))
+    assert old.status == "interrupted" and old.host is None
+    assert using(path, lambda store: store.claim("old")).thread_id == "old"
