@@ -263,7 +263,7 @@ def grade(
         return Grade(False, 0, 0, "no solution.py")
     files = project.for_code(code, hidden_tests) if project else {}
     result = run_tests({**files, SOLUTION: code, HIDDEN_TESTS: hidden_tests}, timeout_s=timeout_s)
-    passed, failed = test_counts(result.stdout)
+    passed, failed = test_counts(result)
     solved = result.exit_code == 0 and passed > 0 and failed == 0
     detail = "" if solved else (result.stdout + "\n" + result.stderr).strip()[-600:]
     return Grade(solved, passed, failed, detail)
@@ -762,5 +762,5 @@ def _difference(
 def check_sandbox() -> None:
     """Raise SandboxUnavailable now rather than after the first run, when grading cannot work."""
     result = run_tests({"test_probe.py": "def test_ok():\n    assert True\n"}, timeout_s=30)
-    if test_counts(result.stdout) != (1, 0):
+    if test_counts(result) != (1, 0):
         raise SandboxUnavailable(f"the sandbox's test runner did not run: {result.stderr[-300:]}")

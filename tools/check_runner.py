@@ -1,23 +1,35 @@
 """Run one candidate solution against a list of checks in the sandbox, one verdict per check.
 
 The gate comes first and needs no sandbox: the code must parse and define the entry point
-(a function with the task's parameters, or a class). Then one sandboxed process imports the
+(a function with the task's parameters, or a class). Then one sandboxed run imports the
 candidate and runs every check with its own time limit, so a check that loops or raises does
 not hide the others; each verdict says what the call returned, for the next revision.
+
+The verdict is not read from the candidate's stdout, which it can print anything on (issue 41:
+a forged summary line followed by an exit passed every check). The harness's trusted parent
+runs the candidate in a forked child, judges the child's reports and writes the verdict on a
+private channel the child closed before importing the candidate (see :data:`_HARNESS`).
 """
 
 from __future__ import annotations
 
 import ast
 import json
+import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from agents.examples import Check, EntryPoint
 from tools.pysource import parse
-from tools.sandbox import SandboxConfig, SandboxUnavailable, run_python
+from tools.sandbox import (
+    HARNESS_LIB,
+    SandboxConfig,
+    SandboxUnavailable,
+    private_frames,
+    run_python,
+)
 
-_MARK = "EDGESWARM-CHECKS "
 _GOT_CHARS = 160
 
 SAME_SOURCE = '''\
@@ -35,53 +47,228 @@ def same(got, want):
 """How every check compares (the sandboxed run and the test_solution.py a run writes); the
 module that runs it imports ``math``."""
 
-_HARNESS = """\
-import json, math, signal, sys
-MARK = {mark!r}
-CHECKS = json.loads({checks!r})
-LIMIT = {per_check_s!r}
+_HARNESS_BODY = r'''
+import math
 
-{same}
+REPR_CHARS = 50_000
+NODES = 10_000
+
+
+def plain(value):
+    """Whether ``repr(value)`` reads back, through ``ast.literal_eval``, as an equal value of the
+    same types: builtins only (no subclass, no nan or inf, no cycle), within NODES items."""
+    budget = [NODES]
+
+    def walk(x, depth):
+        budget[0] -= 1
+        if budget[0] < 0 or depth > 50:
+            return False
+        t = type(x)
+        if x is None or t in (bool, int, str, bytes):
+            return True
+        if t is float:
+            return math.isfinite(x)
+        if t is complex:
+            return math.isfinite(x.real) and math.isfinite(x.imag)
+        if t in (list, tuple, set):
+            return all(walk(v, depth + 1) for v in x)
+        if t is dict:
+            return all(walk(k, depth + 1) and walk(v, depth + 1) for k, v in x.items())
+        return False
+
+    return walk(value, 0)
+
 
 def alarm(*_):
     raise TimeoutError("the call ran past its time limit")
 
-signal.signal(signal.SIGALRM, alarm)
-try:
-    signal.setitimer(signal.ITIMER_REAL, LIMIT * 2)
-    import solution
-    signal.setitimer(signal.ITIMER_REAL, 0)
-except BaseException as err:
-    print(MARK + json.dumps({{"import_error": f"{{type(err).__name__}}: {{err}}"[:300]}}))
-    sys.exit(0)
-names = {{k: v for k, v in vars(solution).items() if not k.startswith("__")}}
-results = []
-for check in CHECKS:
-    env = dict(names)
-    verdict = {{"ok": False, "got": "", "error": ""}}
+
+def checks_child(link, calls, limit, got_chars):
+    """In the child: import the solution, run each check's setup and call, report what it
+    returned or raised; compare only when the parent sends the expected expression."""
+    signal.signal(signal.SIGALRM, alarm)
     try:
-        signal.setitimer(signal.ITIMER_REAL, LIMIT)
-        for line in check["setup"]:
-            exec(line, env)
-        if check["raises"]:
+        signal.setitimer(signal.ITIMER_REAL, limit * 2)
+        import solution
+
+        signal.setitimer(signal.ITIMER_REAL, 0)
+    except BaseException as err:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        link.send({"import_error": f"{type(err).__name__}: {err}"[:300]})
+        return
+    link.send({"imported": True})
+    names = {k: v for k, v in vars(solution).items() if not k.startswith("__")}
+    for i, check in enumerate(calls):
+        env = dict(names)
+        report = {"i": i}
+        returned = False
+        try:
+            signal.setitimer(signal.ITIMER_REAL, limit)
+            for line in check["setup"]:
+                exec(line, env)
             try:
                 got = eval(check["call"], env)
             except Exception as err:
-                verdict["ok"] = type(err).__name__ == check["raises"]
-                verdict["got"] = f"raised {{type(err).__name__}}"
+                report["raised"] = type(err).__name__
+                report["error"] = f"{type(err).__name__}: {err}"[:300]
             else:
-                verdict["got"] = repr(got)[:{got_chars}]
-        else:
-            got = eval(check["call"], env)
-            verdict["got"] = repr(got)[:{got_chars}]
-            verdict["ok"] = bool(same(got, eval(check["expected"], env)))
-    except BaseException as err:
-        verdict["error"] = f"{{type(err).__name__}}: {{err}}"[:300]
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-    results.append(verdict)
-print(MARK + json.dumps({{"results": results}}))
-"""
+                text = repr(got)
+                report["got"] = text[:got_chars]
+                returned = True
+                if len(text) <= REPR_CHARS and plain(got):
+                    report["repr"] = text
+        except BaseException as err:
+            report["error"] = f"{type(err).__name__}: {err}"[:300]
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+        link.send(report)
+        expected = link.recv().get("expected")
+        if expected is None or not returned:
+            continue
+        answer = {"i": i, "ok": False, "error": ""}
+        try:
+            signal.setitimer(signal.ITIMER_REAL, limit)
+            answer["ok"] = bool(same(got, eval(expected, env)))
+        except BaseException as err:
+            answer["error"] = f"{type(err).__name__}: {err}"[:300]
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+        link.send(answer)
+
+
+NOT_LITERAL = object()
+
+
+def literal(source):
+    import ast  # in the parent only, after the fork
+
+    try:
+        return ast.literal_eval(source)
+    except Exception:  # not a literal (or one too deep to read): the child evaluates it
+        return NOT_LITERAL
+
+
+def judge(report, want, got_chars):
+    """(verdict, expected source for the child or None) from the child's report of one call."""
+    got = str(report.get("got", ""))[:got_chars]
+    error = str(report.get("error", ""))[:300]
+    if isinstance(report.get("raised"), str):
+        raised = report["raised"]
+        if want["raises"]:
+            return {"ok": raised == want["raises"], "got": f"raised {raised}", "error": ""}, None
+        return {"ok": False, "got": "", "error": error}, None
+    if error or "got" not in report or want["raises"]:
+        return {"ok": False, "got": got, "error": error}, None
+    expected = literal(want["expected"])
+    text = report.get("repr")
+    value = NOT_LITERAL if expected is NOT_LITERAL or not isinstance(text, str) else literal(text)
+    if value is NOT_LITERAL:
+        # The value (a custom object, a subclass, nan) or the expected expression (a name from
+        # the solution) is not a literal: the child compares, as the old harness did.
+        return {"ok": False, "got": got, "error": ""}, want["expected"]
+    try:
+        return {"ok": bool(same(value, expected)), "got": text[:got_chars], "error": ""}, None
+    except Exception as err:
+        return {"ok": False, "got": got, "error": f"{type(err).__name__}: {err}"[:300]}, None
+
+
+TIMEOUT = "TimeoutError: the call ran past its time limit"
+
+
+def run(child, calls, wants, limit, got_chars, deadline):
+    """The verdict: {"results": [...]}, {"import_error": ...} or {"unfinished": ...}."""
+    grace = 0.5 + limit / 4
+
+    def wait(seconds):
+        until = min(time.monotonic() + seconds + grace, deadline)
+        message = child.recv(until)
+        if isinstance(message, Ended) and message.kind == "late" and until == deadline:
+            message.kind = "unfinished"
+        return message
+
+    first = wait(limit * 2)
+    if isinstance(first, Ended):
+        if first.kind == "unfinished":
+            return {"unfinished": "timed out"}
+        return {"import_error": TIMEOUT if first.kind == "late" else first.why}
+    if "import_error" in first:
+        return {"import_error": str(first["import_error"])[:300]}
+    if first != {"imported": True}:
+        child.stop()
+        return {"import_error": "a report not in the harness's form"}
+    results = []
+    stopped = ""
+    for i, want in enumerate(wants):
+        report = wait(limit)
+        if not isinstance(report, Ended) and report.get("i") != i:
+            report = child.stop("forged", "a report not in the harness's form")
+        if isinstance(report, Ended):
+            if report.kind == "unfinished":
+                return {"unfinished": "timed out"}
+            stopped = TIMEOUT if report.kind == "late" else report.why
+            results.append({"ok": False, "got": "", "error": stopped})
+            break
+        verdict, expected = judge(report, want, got_chars)
+        if not child.send({"expected": expected}, min(time.monotonic() + limit, deadline)):
+            stopped = "the process stopped reading the harness's replies"
+            results.append({"ok": False, "got": verdict["got"], "error": stopped})
+            break
+        if expected is not None:
+            answer = wait(limit)
+            if isinstance(answer, Ended):
+                if answer.kind == "unfinished":
+                    return {"unfinished": "timed out"}
+                stopped = TIMEOUT if answer.kind == "late" else answer.why
+                results.append({"ok": False, "got": verdict["got"], "error": stopped})
+                break
+            if answer.get("i") != i:
+                stopped = "a report not in the harness's form"
+                results.append({"ok": False, "got": verdict["got"], "error": stopped})
+                break
+            verdict["ok"] = answer.get("ok") is True
+            verdict["error"] = str(answer.get("error", ""))[:300]
+        results.append(verdict)
+    skipped = f"not run: check {len(results)} ended the run ({stopped})"
+    results += [{"ok": False, "got": "", "error": skipped} for _ in wants[len(results) :]]
+    return {"results": results}
+
+
+def main():
+    if not PRIVATE:
+        raise SystemExit("the check harness runs only with its private channel")
+    harden()
+    public = read_frame()  # the nonce and the calls, never what they must return
+    deadline = time.monotonic() + public["budget_s"]
+    limit, got_chars, calls = public["limit"], public["got_chars"], public["calls"]
+    child = Child(public["nonce"], lambda link: checks_child(link, calls, limit, got_chars))
+    wants = read_frame()  # after the fork: in the parent's memory only
+    close_input()
+    verdict = run(child, calls, wants, limit, got_chars, deadline)
+    child.stop()
+    write_verdict(verdict)
+
+
+main()
+'''
+
+_HARNESS = HARNESS_LIB + "\n" + SAME_SOURCE + _HARNESS_BODY
+"""The sandboxed check runner: the trusted parent (pid 1 of the sandbox, not dumpable) forks a
+child that closes the private channel, imports the solution and runs each check's setup and call
+under its time limit, and reports what the call returned (its repr) or raised. The parent alone
+knows what each check expects: it reads that from the private channel after the fork, compares a
+plain value itself (``ast.literal_eval`` of the repr, then :data:`SAME_SOURCE`'s ``same``), and
+writes the verdict on the private channel. Only when the value or the expected expression is not
+a literal (a custom object, a subclass, nan; a name the solution defines) does it send the child
+the expected expression and take the child's comparison, as the old in-process harness did: there
+the solution's own ``__eq__`` decides, as it always has. A child that exits, is killed, hangs
+past the limit or writes a report not in the harness's form fails the check it was on and the
+checks after it (they are not rerun: a second child forked from the parent would copy the
+expected values).
+
+Not defended: a solution written against this harness can, from inside the child, find the nonce
+and its report pipe, or patch the harness's functions, and so report any value, or report a
+value as not a literal so that the comparison falls back to the child and say it passed. Printing,
+exiting, being killed or writing on the fds it can reach no longer passes anything."""
 
 
 @dataclass(frozen=True)
@@ -131,15 +318,6 @@ def gate(code: str, entry: EntryPoint | None) -> str:
     return f"solution.py defines no top-level {entry.kind} {entry.name}"
 
 
-def _payload(checks: Sequence[Check]) -> str:
-    return json.dumps(
-        [
-            {"call": c.call, "expected": c.expected, "setup": list(c.setup), "raises": c.raises}
-            for c in checks
-        ]
-    )
-
-
 def run_checks(
     code: str,
     checks: Sequence[Check],
@@ -151,7 +329,7 @@ def run_checks(
     project: Mapping[str, str | bytes] | None = None,
     config: SandboxConfig | None = None,
 ) -> CandidateRun:
-    """Gate ``code``, then run ``checks`` against it in one sandboxed process.
+    """Gate ``code``, then run ``checks`` against it in one sandboxed run.
 
     ``gated``: the gate's answer when the caller has it already (one parse of ``code``, not
     one per run). ``project``: the user's files to put beside solution.py, at their relative
@@ -164,25 +342,51 @@ def run_checks(
     why = gate(code, entry) if gated is None else gated
     if why or not checks:
         return CandidateRun(gate=why)
-    harness = _HARNESS.format(
-        mark=_MARK,
-        checks=_payload(checks),
-        per_check_s=per_check_s,
-        got_chars=_GOT_CHARS,
-        same=SAME_SOURCE,
-    )
     budget = min(timeout_s, per_check_s * (len(checks) + 2) + 2)
+    public = {
+        "nonce": secrets.token_hex(16),
+        "limit": per_check_s,
+        "got_chars": _GOT_CHARS,
+        # The parent stops short of the sandbox's timeout, to write its verdict in time.
+        "budget_s": max(budget * 0.9 - 0.3, budget / 2),
+        "calls": [{"setup": list(c.setup), "call": c.call} for c in checks],
+    }
+    wants = [{"expected": c.expected, "raises": c.raises or ""} for c in checks]
     files = {**(project or {}), "solution.py": code}
-    result = run_python(harness, files=files, timeout_s=budget, config=config)
-    line = next((ln for ln in result.stdout.splitlines() if ln.startswith(_MARK)), None)
-    if line is None:
-        reason = "timed out" if result.timed_out else f"exit {result.exit_code}"
+    result = run_python(
+        _HARNESS,
+        files=files,
+        timeout_s=budget,
+        config=config,
+        private=private_frames(json.dumps(public), json.dumps(wants)),
+    )
+    data = _verdict(result.report)
+    if data is None or "unfinished" in data:
+        reason = "timed out" if result.timed_out or data else f"exit {result.exit_code}"
         return CandidateRun(gate=f"the checks did not finish ({reason}): {result.stderr[-200:]}")
-    data = json.loads(line[len(_MARK) :])
     if "import_error" in data:
         return CandidateRun(gate=f"import failed: {data['import_error']}")
-    verdicts = tuple(Verdict(bool(v["ok"]), v["got"], v["error"]) for v in data["results"])
+    results = data.get("results", [])
+    verdicts = tuple(Verdict(v["ok"] is True, str(v["got"]), str(v["error"])) for v in results)
+    if len(verdicts) != len(checks):
+        return CandidateRun(gate="the checks did not finish (a short verdict)")
     return CandidateRun(gate="", verdicts=verdicts)
+
+
+def _verdict(report: str | None) -> dict[str, Any] | None:
+    """The harness's verdict from its private channel; None when it wrote none (or garbage)."""
+    try:
+        data = json.loads(report or "")
+    except ValueError:
+        return None
+    if not isinstance(data, dict) or not {"results", "import_error", "unfinished"} & data.keys():
+        return None
+    results = data.get("results", [])
+    if not isinstance(results, list) or not all(
+        isinstance(v, dict) and {"ok", "got", "error"} <= v.keys() for v in results
+    ):
+        return None
+    return data
 
 
 __all__ = ["CandidateRun", "SandboxUnavailable", "Verdict", "gate", "run_checks"]

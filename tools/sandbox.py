@@ -44,6 +44,12 @@ of an unprivileged user namespace is reachable), timing side channels, and the h
 paths visible in ``/proc/self/mountinfo``. Code inside can read everything under
 ``/usr``, which is assumed to hold no secrets.
 
+Verdicts: a harness that judges the code it runs (:data:`TEST_RUNNER_CODE`, the check
+runner's) reads its inputs from and writes its verdict to a private channel (``private=`` of
+:func:`run_python`, :attr:`ExecResult.report`), never to stdout, which the code can write. It
+runs the code in a forked child that closes the channel first, and makes itself non-dumpable so
+the child cannot reopen it through ``/proc/1/fd`` (see :data:`HARNESS_LIB`).
+
 Imports: the interpreter's own stdlib and site-packages are visible. pytest is only
 importable if installed there or if its site-packages directory is listed in
 ``SandboxConfig.extra_python_paths`` (bound read-only); :func:`run_tests` instead uses a
@@ -53,9 +59,10 @@ tiny built-in runner for pytest-style ``test_*`` functions and ``unittest`` case
 from __future__ import annotations
 
 import contextlib
+import json
 import math
 import os
-import re
+import secrets
 import selectors
 import shutil
 import signal
@@ -73,10 +80,12 @@ import structlog
 from pydantic import BaseModel, ConfigDict
 
 __all__ = [
+    "HARNESS_LIB",
     "TEST_RUNNER_CODE",
     "ExecResult",
     "SandboxConfig",
     "SandboxUnavailable",
+    "private_frames",
     "run_python",
     "run_tests",
     "test_counts",
@@ -106,7 +115,8 @@ GIL, with every thread stopped, which grew with its heap (60 runs from a process
 ran the 50-run swarm load test twice as slowly)."""
 
 # Runs inside the sandbox before the user's code: copy the inputs into the tmpfs work dir,
-# set hard limits, report readiness on the private fd, close it and exec the user's code.
+# set hard limits, report readiness on the private fd, close it and exec the user's code
+# (with the private channel's two fds, when it has one, as its arguments).
 _BOOTSTRAP = """\
 import os, resource, shutil, sys
 shutil.copytree({input!r}, {work!r}, dirs_exist_ok=True)
@@ -114,41 +124,438 @@ for name, value in {limits!r}:
     resource.setrlimit(getattr(resource, name), (value, value))
 os.write({fd}, {token!r})
 os.close({fd})
-os.execv(sys.executable, [sys.executable, {main!r}])
+os.execv(sys.executable, [sys.executable, {main!r}, *{args!r}])
 """
 
-TEST_RUNNER_CODE = """\
-import importlib, inspect, pathlib, sys, traceback, unittest
-passed = failed = 0
-for path in sorted(pathlib.Path('.').rglob('test_*.py')):
-    name = '.'.join(path.with_suffix('').parts)
+HARNESS_LIB = r'''
+import os, sys
+
+# The script's own dir (the work dir, where the code under test lies) leaves sys.path for the
+# parent's imports and comes back for the child's.
+HERE = os.path.dirname(os.path.abspath(sys.argv[0] if sys.argv else ""))
+HERE = sys.path.pop(0) if sys.path and sys.path[0] in ("", HERE) else None
+import json, select, signal, time
+
+PRIVATE = len(sys.argv) == 3 and sys.argv[1].isdigit() and sys.argv[2].isdigit()
+IN_FD, OUT_FD = (int(sys.argv[1]), int(sys.argv[2])) if PRIVATE else (-1, -1)
+LINE_CAP = 1 << 20
+
+
+def harden():
+    """Keep the child out of this process: not dumpable, so no /proc/<pid>/fd, mem or ptrace
+    for the same uid, and SIGINT ignored (as the sandbox's pid 1, nothing else reaches it)."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(4, 0, 0, 0, 0) != 0:  # PR_SET_DUMPABLE
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_DUMPABLE, 0) failed")
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def read_exactly(fd, size):
+    data = b""
+    while len(data) < size:
+        chunk = os.read(fd, size - len(data))
+        if not chunk:
+            raise EOFError("the private input ended early")
+        data += chunk
+    return data
+
+
+def read_frame():
+    """The next frame of the private input: 16 digits of length, then that much JSON."""
+    return json.loads(read_exactly(IN_FD, int(read_exactly(IN_FD, 16))))
+
+
+def close_input():
+    """Done with the private input (its fd number may be reused: children must not close it)."""
+    global IN_FD
+    os.close(IN_FD)
+    IN_FD = -1
+
+
+def write_verdict(verdict):
+    global OUT_FD
+    data = json.dumps(verdict).encode()
+    while data:
+        data = data[os.write(OUT_FD, data) :]
+    os.close(OUT_FD)
+    OUT_FD = -1
+
+
+class Ended:
+    """Why the child sent no (further) report: kind "late" (the deadline passed), "ended" (it
+    exited, was killed or closed its pipe) or "forged" (a line not in the harness's form)."""
+
+    def __init__(self, kind, why):
+        self.kind, self.why = kind, why
+
+
+class Link:
+    """The child's end: its reports to the parent (each line starts with the run's nonce),
+    and the parent's replies."""
+
+    def __init__(self, nonce, replies, reports):
+        self.head, self.replies, self.fd = nonce.encode(), os.fdopen(replies, "rb"), reports
+
+    def send(self, message):
+        data = self.head + json.dumps(message).encode() + b"\n"
+        while data:
+            data = data[os.write(self.fd, data) :]
+
+    def recv(self):
+        line = self.replies.readline()
+        if not line:
+            raise EOFError("the harness stopped answering")
+        return json.loads(line)
+
+
+def _describe(status):
+    code = os.waitstatus_to_exitcode(status)
+    return f"exit {code}" if code >= 0 else f"killed by signal {-code}"
+
+
+class Child:
+    """A forked process that runs ``body(link)``: the code under test runs there, never in the
+    parent. It closes the private channel first, then the parent's pipe ends, and reports back
+    on its own pipe; the parent alone writes the verdict."""
+
+    def __init__(self, nonce, body):
+        self.nonce, self.buffer, self.status = nonce.encode(), b"", None
+        replies_r, self.replies_w = os.pipe()
+        self.reports_r, reports_w = os.pipe()
+        self.pid = os.fork()
+        if self.pid == 0:
+            for fd in (OUT_FD, IN_FD, self.replies_w, self.reports_r):
+                if fd >= 0:
+                    try:
+                        os.close(fd)
+                    except OSError:
+                        pass
+            try:
+                os.setpgid(0, 0)
+                signal.signal(signal.SIGINT, signal.default_int_handler)
+                if HERE is not None:
+                    sys.path.insert(0, HERE)
+                body(Link(nonce, replies_r, reports_w))
+            except BaseException:
+                import traceback
+
+                traceback.print_exc()
+            finally:
+                for stream in (sys.stdout, sys.stderr):
+                    try:
+                        stream.flush()
+                    except BaseException:
+                        pass
+                os._exit(0)
+        os.close(replies_r)
+        os.close(reports_w)
+        os.set_blocking(self.replies_w, False)
+        try:
+            self.pidfd = os.pidfd_open(self.pid)
+        except (AttributeError, OSError):
+            self.pidfd = None
+
+    def send(self, message, deadline):
+        """Write one reply; False when the child is gone or stopped reading by ``deadline``."""
+        data = (json.dumps(message) + "\n").encode()
+        while data:
+            wait = None if deadline is None else max(deadline - time.monotonic(), 0)
+            if not select.select([], [self.replies_w], [], wait)[1]:
+                return False
+            try:
+                data = data[os.write(self.replies_w, data) :]
+            except BlockingIOError:
+                pass
+            except OSError:
+                return False
+        return True
+
+    def recv(self, deadline):
+        """The child's next report (a dict), or an Ended saying why there is none. Anything
+        but that, or no report by ``deadline`` (monotonic; None: no limit), stops the child."""
+        while True:
+            line, newline, rest = self.buffer.partition(b"\n")
+            if newline:
+                self.buffer = rest
+                message = None
+                if line.startswith(self.nonce):
+                    try:
+                        message = json.loads(line[len(self.nonce) :])
+                    except ValueError:
+                        pass
+                if isinstance(message, dict):
+                    return message
+                return self.stop("forged", "a report not in the harness's form")
+            if len(self.buffer) > LINE_CAP:
+                return self.stop("forged", "a report longer than the harness writes")
+            wait = None if deadline is None else deadline - time.monotonic()
+            if wait is not None and wait <= 0:
+                return self.stop("late", "it ran past its time limit")
+            if self.pidfd is None:  # no pidfd: poll for its end
+                wait = 0.05 if wait is None else min(wait, 0.05)
+            watch = [self.reports_r] + ([] if self.pidfd is None else [self.pidfd])
+            ready = select.select(watch, [], [], wait)[0]
+            if self.reports_r in ready:
+                chunk = os.read(self.reports_r, 65536)
+                if chunk:
+                    self.buffer += chunk
+                    continue
+                return self.stop("ended", self._ended(0.2))
+            if self.pidfd in ready or (self.pidfd is None and self._ended(0)):
+                # A report written just before the end may have landed after select looked.
+                if select.select([self.reports_r], [], [], 0)[0]:
+                    continue
+                return self.stop("ended", self._ended(0))
+
+    def _ended(self, patience):
+        """The child's end, as text, once it has exited within ``patience`` seconds; else ""."""
+        until = time.monotonic() + patience
+        while self.status is None:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                self.status = status
+            elif time.monotonic() >= until:
+                return ""
+            else:
+                time.sleep(0.005)
+        return f"the process ended ({_describe(self.status)})"
+
+    def stop(self, kind="ended", why=""):
+        """Kill the child and its process group, reap it, close the pipes (once); an Ended."""
+        if self.reports_r >= 0:
+            for kill in (os.killpg, os.kill):
+                try:
+                    kill(self.pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            if self.status is None:
+                self.status = os.waitpid(self.pid, 0)[1]
+            for fd in (self.pidfd, self.reports_r, self.replies_w):
+                if fd is not None:
+                    os.close(fd)
+            self.pidfd, self.reports_r, self.replies_w = None, -1, -1
+        return Ended(kind, why or "the process closed the harness's pipe")
+'''
+"""Shared by the harnesses that run code under test in the sandbox and must not let it write
+their verdict: :data:`TEST_RUNNER_CODE` and :mod:`tools.check_runner`'s.
+
+The trusted parent (the sandbox's pid 1) reads its inputs from a private fd (``sys.argv[1]``)
+and writes its verdict to another (``sys.argv[2]``, :attr:`ExecResult.report`); neither is
+stdout or stderr. It makes itself non-dumpable, then forks a :class:`Child` that closes both
+first, imports the code under test and reports raw outcomes in lines prefixed by the run's
+nonce; the parent judges them. Run without the two fds (``exec`` in a plain process, as a
+test's driver does), there is no verdict but the exit code and stdout, and no hardening."""
+
+TEST_RUNNER_CODE = (
+    HARNESS_LIB
+    + r'''
+import ast, importlib, inspect, io, pathlib, traceback, unittest
+
+TEXT_CHARS = 4000
+
+
+def _bound(statements):
+    """Names the statements bind other than by def or class: assigned, imported, deleted."""
+    names = set()
+    for node in statements:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.update(n.id for n in ast.walk(node) if isinstance(n, ast.Name)
+                         and not isinstance(n.ctx, ast.Load))
+    return names
+
+
+def _defs(statements, rebound):
+    """Each name def'd or class'd once, undecorated and never rebound: name -> node."""
+    seen = {}
+    for node in statements:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            seen.setdefault(node.name, []).append(node)
+    return {
+        name: nodes[0]
+        for name, nodes in seen.items()
+        if len(nodes) == 1 and not nodes[0].decorator_list and name not in rebound
+    }
+
+
+def _base_name(node):
+    return node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", "")
+
+
+def planned(path, name):
+    """The tests a module defines on its face, read (never imported) before any child runs:
+    each must report, so a child that dies or stops early fails the ones it never reached."""
+    try:
+        tree = ast.parse(path.read_bytes())
+    except (SyntaxError, ValueError, OSError):
+        return set()
+    rebound = _bound(tree.body)
+    tests = set()
+    for attr, node in _defs(tree.body, rebound).items():
+        if isinstance(node, ast.ClassDef):
+            if "load_tests" in rebound or not any(
+                _base_name(b).endswith("TestCase") for b in node.bases
+            ):
+                continue
+            inner = _defs(node.body, _bound(node.body))
+            tests.update(
+                f"{name}.{attr}.{method}"
+                for method, sub in inner.items()
+                if method.startswith("test") and not isinstance(sub, ast.ClassDef)
+            )
+        elif attr.startswith("test"):
+            tests.add(f"{name}::{attr}")
+    return tests
+
+
+def _reporting(report):
+    class Reporting(unittest.TextTestResult):
+        def addSuccess(self, test):
+            super().addSuccess(test)
+            report(test.id(), "pass")
+
+        def addFailure(self, test, err):
+            super().addFailure(test, err)
+            report(test.id(), "fail", self._exc_info_to_string(err, test))
+
+        def addError(self, test, err):
+            super().addError(test, err)
+            report(test.id(), "fail", self._exc_info_to_string(err, test))
+
+        def addSkip(self, test, reason):
+            super().addSkip(test, reason)
+            report(test.id(), "skip", str(reason))
+
+        def addExpectedFailure(self, test, err):
+            super().addExpectedFailure(test, err)
+            report(test.id(), "pass")
+
+        def addUnexpectedSuccess(self, test):
+            super().addUnexpectedSuccess(test)
+            report(test.id(), "fail", "unexpected success")
+
+        def addSubTest(self, test, subtest, err):
+            super().addSubTest(test, subtest, err)
+            if err is not None:
+                report(test.id(), "fail", self._exc_info_to_string(err, subtest))
+
+    return Reporting
+
+
+def test_module(link, name):
+    """In the child: import one test module and run its tests, reporting each outcome."""
+
+    def report(test_id, outcome, text=""):
+        link.send({"id": test_id, "outcome": outcome, "text": text[-TEXT_CHARS:]})
+
     try:
         module = importlib.import_module(name)
-    except Exception:
-        failed += 1
-        print(f'ERROR {name} (import)')
-        traceback.print_exc()
-        continue
+    except BaseException:
+        report(name, "import-error", traceback.format_exc())
+        link.send({"done": True})
+        return
     for attr, fn in sorted(vars(module).items()):
-        if attr.startswith('test') and inspect.isfunction(fn) and fn.__module__ == name:
+        if attr.startswith("test") and inspect.isfunction(fn) and fn.__module__ == name:
             try:
                 fn()
-            except Exception:
-                failed += 1
-                print(f'FAIL {name}::{attr}')
-                traceback.print_exc()
+            except BaseException:
+                report(f"{name}::{attr}", "fail", traceback.format_exc())
             else:
-                passed += 1
-                print(f'PASS {name}::{attr}')
-    suite = unittest.defaultTestLoader.loadTestsFromModule(module)
-    if suite.countTestCases():
-        res = unittest.TextTestRunner(stream=sys.stdout, verbosity=2).run(suite)
-        bad = len(res.failures) + len(res.errors) + len(res.unexpectedSuccesses)
-        failed += bad
-        passed += res.testsRun - bad - len(res.skipped)
-print(f'RESULT passed={passed} failed={failed}')
-sys.exit(1 if failed or not passed else 0)
-"""
+                report(f"{name}::{attr}", "pass")
+    try:
+        suite = unittest.defaultTestLoader.loadTestsFromModule(module)
+        if suite.countTestCases():
+            runner = unittest.TextTestRunner(stream=io.StringIO(), resultclass=_reporting(report))
+            runner.run(suite)
+    except BaseException:
+        report(name, "error", traceback.format_exc())
+    link.send({"done": True})
+
+
+OUTCOMES = ("pass", "fail", "skip", "import-error", "error")
+
+
+def run_module(nonce, name, plan, deadline):
+    """(passed, failed) of one test module, run in its own child."""
+    child = Child(nonce, lambda link: test_module(link, name))
+    seen, errors, ended = {}, 0, None
+    while True:
+        message = child.recv(deadline)
+        if isinstance(message, Ended):
+            ended = message
+            break
+        if message.get("done") is True:
+            child.stop()
+            break
+        test_id, outcome, text = message.get("id"), message.get("outcome"), message.get("text")
+        if not (isinstance(test_id, str) and outcome in OUTCOMES and isinstance(text, str)):
+            ended = child.stop("forged", "a report not in the harness's form")
+            break
+        if outcome == "import-error":
+            print(f"ERROR {name} (import)", flush=True)
+            print(text, file=sys.stderr, flush=True)
+            child.stop()
+            return 0, 1
+        if outcome == "error":
+            errors += 1
+            print(f"ERROR {test_id}", flush=True)
+        else:
+            print(f"{outcome.upper()} {test_id}", flush=True)
+            seen[test_id] = "fail" if "fail" in (outcome, seen.get(test_id)) else outcome
+        if text and outcome != "skip":
+            print(text, file=sys.stderr, flush=True)
+    missing = sorted(plan - seen.keys())
+    for test_id in missing:
+        print(f"FAIL {test_id} (it never reported)", flush=True)
+    failed = errors + len(missing) + sum(1 for v in seen.values() if v == "fail")
+    if ended is not None:
+        print(f"ERROR {name} ({ended.why})", flush=True)
+        failed += 0 if missing else 1
+    return sum(1 for v in seen.values() if v == "pass"), failed
+
+
+def main():
+    deadline = None
+    if PRIVATE:
+        harden()
+        config = read_frame()
+        close_input()
+        nonce = config["nonce"]
+        if config.get("budget_s"):
+            deadline = time.monotonic() + config["budget_s"]
+    else:
+        nonce = os.urandom(16).hex()
+    modules = []
+    for path in sorted(pathlib.Path(".").rglob("test_*.py")):
+        name = ".".join(path.with_suffix("").parts)
+        modules.append((name, planned(path, name)))
+    passed = failed = 0
+    for name, plan in modules:
+        if deadline is not None and time.monotonic() >= deadline:
+            print(f"ERROR {name} (not run: the time limit was reached)", flush=True)
+            failed += max(len(plan), 1)
+            continue
+        done = run_module(nonce, name, plan, deadline)
+        passed, failed = passed + done[0], failed + done[1]
+    print(f"RESULT passed={passed} failed={failed}", flush=True)
+    if PRIVATE:
+        write_verdict({"passed": passed, "failed": failed})
+    sys.exit(1 if failed or not passed else 0)
+
+
+main()
+'''
+)
+"""The built-in test runner: every ``test_*`` function of every ``test_*.py`` module (pytest
+style) and its ``unittest`` cases. The counts are the trusted parent's (see
+:data:`HARNESS_LIB`): each module's tests run in a forked child that reports each outcome, and
+a test planned from the module's source that never reports (the child exited, was killed,
+forged a report or ran out of time) counts as failed. PASS/FAIL lines on stdout (the tracebacks
+on stderr) and the closing ``RESULT passed=N failed=M`` line are for people, printed by the
+parent from the reports; :func:`test_counts` reads the verdict from the private channel."""
 
 
 class SandboxUnavailable(RuntimeError):
@@ -167,6 +574,9 @@ class ExecResult(BaseModel):
     killed_reason: KilledReason | None
     duration_s: float
     output_truncated: bool = False
+    report: str | None = None
+    """What the code wrote on its private report channel (``run_python(private=...)``), which
+    the code's own children cannot write; None when the run had no such channel."""
 
 
 @dataclass(frozen=True)
@@ -192,8 +602,17 @@ def run_python(
     timeout_s: float = 10,
     memory_mb: int = 256,
     config: SandboxConfig | None = None,
+    private: bytes | None = None,
 ) -> ExecResult:
     """Run ``code`` as ``/work/main.py`` in a fresh sandbox next to ``files``.
+
+    ``private``: open a private channel, for a harness that must keep its inputs and verdict
+    away from the code it runs. ``code`` then starts with two more open fds, their numbers in
+    ``sys.argv[1]`` and ``sys.argv[2]``: the first reads ``private`` (a memfd: no path, in no
+    file the sandbox can open), the second is a pipe whose contents come back as
+    :attr:`ExecResult.report`. The code must close both in whatever it forks to run untrusted
+    code (and make itself non-dumpable, or /proc/<pid>/fd reopens them): see
+    :data:`HARNESS_LIB`.
 
     Raises:
         SandboxUnavailable: the sandbox could not be set up; the code did not run.
@@ -207,7 +626,8 @@ def run_python(
     with tempfile.TemporaryDirectory(prefix="edgeswarm-sbx-") as input_dir:
         _write_inputs(Path(input_dir), code, files or {})
         with _process_cgroup(cfg) as cgroup:
-            return _execute(bwrap, python, Path(input_dir), cfg, cgroup, timeout_s, memory_mb)
+            limits = _limits(cfg, timeout_s, memory_mb)
+            return _execute(bwrap, python, Path(input_dir), cfg, cgroup, timeout_s, limits, private)
 
 
 def run_tests(
@@ -217,19 +637,42 @@ def run_tests(
     memory_mb: int = 256,
     config: SandboxConfig | None = None,
 ) -> ExecResult:
-    """Run every ``test_*.py`` in ``files`` with the built-in runner; exit 0 iff all pass."""
+    """Run every ``test_*.py`` in ``files`` with the built-in runner; exit 0 iff all pass.
+
+    The counts come back on the private channel (:func:`test_counts`); stdout is for people.
+    """
+    config_frame = json.dumps(
+        # The runner stops short of the sandbox's timeout, to report what it has by then.
+        {"nonce": secrets.token_hex(16), "budget_s": max(timeout_s * 0.9 - 0.3, timeout_s / 2)}
+    )
     return run_python(
-        TEST_RUNNER_CODE, files=files, timeout_s=timeout_s, memory_mb=memory_mb, config=config
+        TEST_RUNNER_CODE,
+        files=files,
+        timeout_s=timeout_s,
+        memory_mb=memory_mb,
+        config=config,
+        private=private_frames(config_frame),
     )
 
 
-_RESULT_LINE = re.compile(r"RESULT passed=(\d+) failed=(\d+)")
+def private_frames(*frames: str) -> bytes:
+    """``frames`` as the private input :data:`HARNESS_LIB`'s ``read_frame`` reads in turn."""
+    return b"".join(f"{len(f.encode()):016d}".encode() + f.encode() for f in frames)
 
 
-def test_counts(stdout: str) -> tuple[int, int]:
-    """(passed, failed) from :data:`TEST_RUNNER_CODE`'s summary line; (0, 1) when it is missing."""
-    found = _RESULT_LINE.search(stdout)
-    return (int(found[1]), int(found[2])) if found else (0, 1)
+def test_counts(result: ExecResult) -> tuple[int, int]:
+    """(passed, failed) as the test runner's trusted parent reported them; (0, 1) without that.
+
+    Read from the private channel of ``result`` (a :func:`run_tests` run), never from stdout,
+    where the code under test can print anything.
+    """
+    try:
+        data = json.loads(result.report or "")
+        passed, failed = data["passed"], data["failed"]
+    except (ValueError, TypeError, KeyError):
+        return (0, 1)
+    ok = all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in (passed, failed))
+    return (passed, failed) if ok else (0, 1)
 
 
 def _find_bwrap(path: str) -> str:
@@ -403,35 +846,67 @@ def _execute(
     cfg: SandboxConfig,
     cgroup: Path | None,
     timeout_s: float,
-    memory_mb: int,
+    limits: list[tuple[str, int]],
+    private: bytes | None,
 ) -> ExecResult:
-    ready_r, ready_w = os.pipe()
-    boot = _BOOTSTRAP.format(
-        input=_INPUT,
-        work=_WORK,
-        limits=_limits(cfg, timeout_s, memory_mb),
-        fd=ready_w,
-        token=_READY_TOKEN,
-        main=_MAIN,
-    )
-    argv = [*_bwrap_argv(bwrap, prefix, input_dir, cfg), _sandbox_python(prefix), "-I", "-c", boot]
-    if cgroup is not None:
-        argv = [*_JOIN_CGROUP, str(cgroup / "cgroup.procs"), *argv]
-    start = time.monotonic()
+    with contextlib.ExitStack() as stack:
+        ready_r, ready_w = os.pipe()
+        ready = stack.enter_context(os.fdopen(ready_r, "rb"))
+        child_ends = [ready_w]  # closed here once the child has them
+        try:
+            args: list[str] = []
+            report: int | None = None
+            if private is not None:
+                source, report, report_w = _private_channel(private)
+                stack.callback(os.close, report)
+                child_ends += [source, report_w]
+                args = [str(source), str(report_w)]
+            boot = _BOOTSTRAP.format(
+                input=_INPUT,
+                work=_WORK,
+                limits=limits,
+                fd=ready_w,
+                token=_READY_TOKEN,
+                main=_MAIN,
+                args=args,
+            )
+            argv = [
+                *_bwrap_argv(bwrap, prefix, input_dir, cfg),
+                *(_sandbox_python(prefix), "-I", "-c", boot),
+            ]
+            if cgroup is not None:
+                argv = [*_JOIN_CGROUP, str(cgroup / "cgroup.procs"), *argv]
+            start = time.monotonic()
+            proc = subprocess.Popen(
+                argv,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env={"PATH": "/usr/bin:/bin"},  # bwrap's own env is readable via /proc/1/environ
+                pass_fds=tuple(child_ends),
+                start_new_session=True,
+            )
+        finally:
+            for fd in child_ends:
+                os.close(fd)
+        with proc:
+            return _supervise(proc, ready, report, cfg, cgroup, start, timeout_s)
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _private_channel(data: bytes) -> tuple[int, int, int]:
+    """(input, report's read end, report's write end): the input a memfd holding ``data``."""
+    source = os.memfd_create("edgeswarm-private")
     try:
-        proc = subprocess.Popen(
-            argv,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env={"PATH": "/usr/bin:/bin"},  # bwrap's own env is readable via /proc/1/environ
-            pass_fds=(ready_w,),
-            start_new_session=True,
-        )
-    finally:
-        os.close(ready_w)
-    with proc, os.fdopen(ready_r, "rb") as ready:
-        return _supervise(proc, ready, cfg, cgroup, start, timeout_s)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(source, view) :]
+        os.lseek(source, 0, os.SEEK_SET)
+        report_r, report_w = os.pipe()
+    except BaseException:
+        os.close(source)
+        raise
+    return source, report_r, report_w
 
 
 def _read_ready(ready: IO[bytes]) -> bool:
@@ -446,6 +921,7 @@ def _read_ready(ready: IO[bytes]) -> bool:
 def _supervise(
     proc: subprocess.Popen[bytes],
     ready: IO[bytes],
+    report_fd: int | None,
     cfg: SandboxConfig,
     cgroup: Path | None,
     start: float,
@@ -454,7 +930,8 @@ def _supervise(
     deadline = start + timeout_s
     if proc.stdout is None or proc.stderr is None:
         raise RuntimeError("sandbox pipes missing")
-    out, err, reason = _pump(proc.stdout, proc.stderr, deadline, cfg.max_output_bytes)
+    streams = (proc.stdout.fileno(), proc.stderr.fileno())
+    out, err, report, reason = _pump(streams, report_fd, deadline, cfg.max_output_bytes)
     if reason is None:
         try:
             proc.wait(timeout=max(deadline - time.monotonic(), 0))
@@ -475,20 +952,25 @@ def _supervise(
         killed_reason=reason or _exit_reason(rc, stderr),
         duration_s=round(time.monotonic() - start, 3),
         output_truncated=reason == "output_limit",
+        report=None if report_fd is None else report.decode("utf-8", "replace"),
     )
     log.info("sandbox.run", exit_code=rc, killed=result.killed_reason, secs=result.duration_s)
     return result
 
 
 def _pump(
-    stdout: IO[bytes], stderr: IO[bytes], deadline: float, cap: int
-) -> tuple[bytes, bytes, KilledReason | None]:
-    """Read both pipes until EOF, the deadline or the output cap, whichever comes first."""
-    bufs = {stdout.fileno(): bytearray(), stderr.fileno(): bytearray()}
-    total = 0
+    streams: tuple[int, int], report_fd: int | None, deadline: float, cap: int
+) -> tuple[bytes, bytes, bytes, KilledReason | None]:
+    """Read stdout, stderr and the report channel until EOF, the deadline or the output cap.
+
+    The cap holds for stdout and stderr together and for the report on its own.
+    """
+    fds = (*streams, *(() if report_fd is None else (report_fd,)))
+    bufs = {fd: bytearray() for fd in fds}
+    totals = dict.fromkeys(fds, 0)
     reason: KilledReason | None = None
     with selectors.DefaultSelector() as sel:
-        for fd in bufs:
+        for fd in fds:
             sel.register(fd, selectors.EVENT_READ)
         while sel.get_map() and reason is None:
             remaining = deadline - time.monotonic()
@@ -498,11 +980,14 @@ def _pump(
                 chunk = os.read(key.fd, 65536)
                 if not chunk:
                     sel.unregister(key.fd)
+                group = (key.fd,) if key.fd == report_fd else streams
+                used = sum(totals[fd] for fd in group)
                 # Keep at most `cap` bytes in memory; more than that ends the run.
-                bufs[key.fd] += chunk[: max(cap - total, 0)]
-                total += len(chunk)
-                reason = "output_limit" if total > cap else reason
-    return bytes(bufs[stdout.fileno()]), bytes(bufs[stderr.fileno()]), reason
+                bufs[key.fd] += chunk[: max(cap - used, 0)]
+                totals[key.fd] += len(chunk)
+                reason = "output_limit" if used + len(chunk) > cap else reason
+    report = b"" if report_fd is None else bytes(bufs[report_fd])
+    return bytes(bufs[streams[0]]), bytes(bufs[streams[1]]), report, reason
 
 
 def _kill(proc: subprocess.Popen[bytes], cgroup: Path | None) -> None:
