@@ -6,20 +6,33 @@ the YAML itself. With a token, :class:`BearerAuth` guards every route: a request
 ``Authorization: Bearer <token>`` (compared in constant time) gets a 401 with
 ``WWW-Authenticate: Bearer``, except ``GET /health``, which answers a bare ``{"status": "ok"}``
 (for load balancers and start checks) and its details only with the token.
+
+What a web page may make the gateway do: :class:`OriginGuard` refuses, with 403, a request
+whose ``Origin`` is another site's (cross-site request forgery: a page the user visits posting
+to the gateway on localhost), on the routes that change something (every method but GET,
+HEAD and OPTIONS), and on every route when no token is configured. Without a token it also
+refuses a ``Host`` that is not one of the gateway's names (DNS rebinding: a page whose own
+name has been pointed at 127.0.0.1), which are the names it is bound on, ``localhost``,
+``127.0.0.1``, ``::1`` and the config's ``http.allowed_hosts``. Requests without an Origin
+(curl, the OpenAI client, the runs) pass; so do the gateway's own pages, whose Origin is the
+gateway itself. With a token a foreign ``Host`` is not refused: a rebinding page cannot send
+the token, and a gateway bound on ``0.0.0.0`` is reached by names it cannot know.
 """
 
 from __future__ import annotations
 
 import hmac
 import ipaddress
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
+from typing import NamedTuple
+from urllib.parse import urlsplit
 
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from runtime.gateway.config import AuthConfig, ConfigError
-from runtime.gateway.errors import UnauthorizedError
+from runtime.gateway.config import AuthConfig, ConfigError, host_name
+from runtime.gateway.errors import GatewayError, UnauthorizedError
 from runtime.gateway.proxy import error_body
 
 MIN_TOKEN_CHARS = 16
@@ -140,3 +153,151 @@ def _unauthorized(*, wrong: bool) -> Response:
     return JSONResponse(
         error_body(error), status_code=error.status, headers={"WWW-Authenticate": challenge}
     )
+
+
+LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
+"""Names a gateway on this machine always answers to (the Host header)."""
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+"""Methods that change nothing: a foreign Origin is refused only on the others (with a token)."""
+
+
+class ForbiddenError(GatewayError):
+    """The request came from a web page on another site, or by a foreign host name (403)."""
+
+    status = 403
+    kind = "permission_error"
+
+
+class _Place(NamedTuple):
+    """A host name and the port written with it (None: the scheme's default)."""
+
+    host: str
+    port: int | None
+
+
+def trusted_hosts(bound: Iterable[str], allowed: Iterable[str] = ()) -> frozenset[str]:
+    """The host names the gateway answers to.
+
+    They are ``bound`` (the addresses it listens on, less wildcards), the loopback names and
+    ``allowed`` (``http.allowed_hosts``).
+    """
+    names = {*LOOPBACK_NAMES, *allowed}
+    for host in bound:
+        try:
+            name = host_name(host)
+        except ValueError:
+            continue
+        if name not in ("0.0.0.0", "::"):  # noqa: S104 (a wildcard names no host)
+            names.add(name)
+    return frozenset(names)
+
+
+class OriginGuard:
+    """ASGI middleware: refuse what a web page on another site may have sent (see above)."""
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        hosts: frozenset[str],
+        allowed: frozenset[str] = frozenset(),
+        everything: bool,
+        refused: Callable[[str], None] | None = None,
+    ) -> None:
+        self.app = app
+        self.hosts = hosts
+        """The gateway's names (:func:`trusted_hosts`)."""
+        self.allowed = allowed
+        """``http.allowed_hosts``: pages there may call the gateway, whatever their port."""
+        self.everything = everything
+        """Check every route and the Host header too (no token is configured)."""
+        self.refused = refused
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Pass a request from no page or from the gateway's own; answer the others."""
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        problem = self.problem(scope)
+        if problem is None:
+            await self.app(scope, receive, send)
+            return
+        reason, message = problem
+        if self.refused is not None:
+            self.refused(reason)
+        error = ForbiddenError(message)
+        await JSONResponse(error_body(error), status_code=error.status)(scope, receive, send)
+
+    def problem(self, scope: Scope) -> tuple[str, str] | None:
+        """Why the request is refused (a reason for the metrics, a message); None: it is not."""
+        host_header = _header(scope, b"host")
+        origin = _header(scope, b"origin")
+        host = _place(host_header) if host_header is not None else None
+        if self.everything and host_header is not None and (host is None or not self._ours(host)):
+            return "foreign_host", (
+                f"the Host {host_header!r} is not a name of this gateway, which has no token "
+                f"and answers only to {', '.join(sorted(self.hosts))} (a web page may be "
+                "reaching it through DNS rebinding); if the name is yours, add it to "
+                "http.allowed_hosts in the gateway config"
+            )
+        if origin is None or not (self.everything or scope["method"] not in SAFE_METHODS):
+            return None
+        if self._same_site(origin, host):
+            return None
+        return "foreign_origin", (
+            f"a request from the web page at {origin!r} may not use this gateway: only its own "
+            "pages may (clients that send no Origin, such as curl or the OpenAI client, are "
+            "not affected); if that site is yours, add its host to http.allowed_hosts in the "
+            "gateway config"
+        )
+
+    def _ours(self, host: _Place) -> bool:
+        return host.host in self.hosts
+
+    def _same_site(self, origin: str, host: _Place | None) -> bool:
+        """Whether a page at ``origin`` is the gateway's own (or an allowed site's)."""
+        try:
+            parts = urlsplit(origin)
+            port = parts.port
+        except ValueError:
+            return False
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            return False  # "null": a sandboxed frame, a file, a redirect across sites
+        try:
+            name = host_name(parts.hostname)
+        except ValueError:
+            return False
+        if name in self.allowed:
+            return True
+        if host is None:
+            return False
+        return port == host.port and (name == host.host or name in self.hosts)
+
+
+def _header(scope: Scope, name: bytes) -> str | None:
+    for key, value in scope["headers"]:
+        if key == name:
+            text: str = value.decode("latin-1")
+            return text
+    return None
+
+
+def _place(header: str) -> _Place | None:
+    """The host and port of a ``Host`` header; None when it is not one."""
+    text = header.strip()
+    port_text: str | None = None
+    if text.startswith("["):
+        name, bracket, rest = text[1:].partition("]")
+        if not bracket or (rest and not rest.startswith(":")):
+            return None
+        port_text = rest[1:] if rest else None
+    elif ":" in text:
+        name, _, port_text = text.rpartition(":")
+    else:
+        name = text
+    if port_text is not None and not port_text.isdigit():
+        return None
+    try:
+        return _Place(host_name(name), int(port_text) if port_text is not None else None)
+    except ValueError:
+        return None

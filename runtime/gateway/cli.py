@@ -9,6 +9,9 @@ Exit codes: 0 when it stops by itself (``--leases``), 2 for an invalid config or
 non-loopback host without a token included), 3 when the environment refuses (another gateway
 owns the device, a model is not pulled, the port is taken); on SIGINT or SIGTERM it shuts down
 gracefully and uvicorn raises the signal again: 130 or 143.
+What clients may send and how slowly (body size, head and body timeouts, open connections)
+and the host names it answers to come from the config's ``http`` section; at start it raises
+its open-files limit toward the hard limit (:mod:`runtime.gateway.limits`).
 One gateway per device on this machine, whoever starts it and whatever its state directory:
 the device lock lives in ``/run/edgeswarm`` if writable, else ``<tempdir>/edgeswarm-locks``
 (``EDGESWARM_LOCK_DIR`` overrides it); a second gateway names the first's pid, URL and config.
@@ -29,6 +32,7 @@ import uvicorn
 from runtime.gateway.auth import is_loopback
 from runtime.gateway.config import ConfigError, format_bytes, schema_text
 from runtime.gateway.leases import LeaseWatch, remove_leases
+from runtime.gateway.limits import raise_open_files_limit
 from runtime.gateway.lock import (
     LOCK_DIR_ENV,
     DeviceBusyError,
@@ -37,7 +41,7 @@ from runtime.gateway.lock import (
     device_key,
     lock_dir,
 )
-from runtime.gateway.server import build_app
+from runtime.gateway.server import serve_config
 from runtime.gateway.service import GatewayService, GatewaySetup, prepare
 from runtime.logs import add_secrets, configure_logging
 from runtime.settings import LogFormat, Settings, SettingsError, load_settings
@@ -155,10 +159,11 @@ def _serve(setup: GatewaySetup, host: str, port: int, leases: Path | None = None
     except FileNotFoundError as err:
         _err(str(err))
         return EXIT_ENVIRONMENT
-    config = uvicorn.Config(
-        build_app(service),
-        host=host,
-        port=port,
+    raise_open_files_limit()  # before the cap on connections is derived from it
+    config = serve_config(
+        service,
+        host,
+        port,
         log_level="warning",
         access_log=False,
         lifespan="on",

@@ -7,6 +7,7 @@ budget) run when the file is loaded, so a bad config fails before anything start
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import re
 from collections.abc import Mapping
@@ -15,6 +16,7 @@ from typing import Annotated, Any, Literal
 
 import yaml
 from pydantic import (
+    AfterValidator,
     BaseModel,
     BeforeValidator,
     ConfigDict,
@@ -22,6 +24,7 @@ from pydantic import (
     HttpUrl,
     ValidationError,
     WithJsonSchema,
+    field_validator,
 )
 
 from runtime.settings import Device
@@ -77,6 +80,14 @@ Size = Annotated[
 MODEL_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$"
 ModelName = Annotated[str, Field(pattern=MODEL_NAME_PATTERN)]
 DEFAULT_TOKEN_ENV = "EDGESWARM_GATEWAY_TOKEN"  # noqa: S105 (a variable's name, not a token)
+DEFAULT_MAX_BODY = 32 * 2**20
+"""The largest request body (32 MiB): a chat request with a 128k-token prompt is about 0.5 MB,
+so this leaves room for images sent inline, and none for a body meant to fill the memory."""
+MIN_MAX_BODY = 2**10
+DEFAULT_MAX_IN_FLIGHT = 64
+"""Requests in flight per model unless its config says otherwise (vLLM batches them)."""
+_HOST_LABEL = r"[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?"
+_HOST_NAME = re.compile(rf"^{_HOST_LABEL}(\.{_HOST_LABEL})*$")
 
 
 class _Strict(BaseModel):
@@ -174,6 +185,83 @@ class SchedulingConfig(_Strict):
         description="After a model failed to start, its requests fail at once (503 with "
         "Retry-After) for this long instead of each starting it again.",
     )
+    max_in_flight: int = Field(
+        default=DEFAULT_MAX_IN_FLIGHT,
+        ge=1,
+        description="Requests in flight per model (sent to its server, not yet answered); "
+        "more wait in the queue (max_queue, then 429). A model's own max_in_flight wins; a "
+        "vLLM model whose extra_args set --max-num-seqs gets at least that many.",
+    )
+
+
+def host_name(value: str) -> str:
+    """``value`` as a host name the gateway compares against: lower case, no brackets.
+
+    Raises:
+        ValueError: not a bare host name or IP address (a scheme, port or path in it).
+    """
+    text = value.strip().lower()
+    bare = text[1:-1] if text.startswith("[") and text.endswith("]") else text
+    try:
+        return str(ipaddress.ip_address(bare))
+    except ValueError:
+        pass
+    name = bare.removesuffix(".")
+    if not name or len(name) > 253 or not _HOST_NAME.fullmatch(name):
+        raise ValueError(
+            f"{value!r} is not a host name: give the name or address alone, without scheme, "
+            "port or path (e.g. gpu-box.lan, 192.168.1.20, ::1)"
+        )
+    return name
+
+
+HostName = Annotated[str, AfterValidator(host_name)]
+
+
+class HttpConfig(_Strict):
+    """What clients may send the gateway, how slowly, and from where."""
+
+    max_body: Size = Field(
+        default=DEFAULT_MAX_BODY,
+        description="The largest request body; a larger one gets 413 before it is read "
+        "(its Content-Length), or as soon as it passes the limit (a chunked body).",
+    )
+    header_timeout_s: float = Field(
+        default=10.0,
+        gt=0,
+        le=3600,
+        description="A connection must deliver a whole request head (request line and "
+        "headers) this long after it opened, or after the request's first byte on a reused "
+        "connection; else it is closed (a slow or silent client, before any authentication).",
+    )
+    body_timeout_s: float = Field(
+        default=60.0,
+        gt=0,
+        le=86400,
+        description="A request's body must arrive in full this long after its head; else the "
+        "connection is closed.",
+    )
+    max_connections: int = Field(
+        default=1024,
+        ge=16,
+        description="Open client connections at most (lower when the process may open too "
+        "few files). Beyond it a new connection closes the one that has waited longest "
+        "without a request in progress, so GET /health still answers; when every "
+        "connection has a request in progress, the new one gets 503.",
+    )
+    allowed_hosts: list[HostName] = Field(
+        default_factory=list,
+        description="Host names besides those the gateway is bound on, localhost, 127.0.0.1 "
+        "and ::1 that clients may reach it by (the Host header), and whose web pages may "
+        "call it (the Origin header): a reverse proxy's name, the machine's LAN name.",
+    )
+
+    @field_validator("max_body")
+    @classmethod
+    def _enough_body(cls, value: int) -> int:
+        if value < MIN_MAX_BODY:
+            raise ValueError(f"must be at least {MIN_MAX_BODY} bytes (1KiB)")
+        return value
 
 
 class AuthConfig(_Strict):
@@ -196,6 +284,9 @@ class _ModelBase(_Strict):
     name: ModelName = Field(description="The `model` clients request.")
     request_timeout_s: float | None = Field(
         default=None, gt=0, description="Overrides scheduling.request_timeout_s."
+    )
+    max_in_flight: int | None = Field(
+        default=None, ge=1, description="Overrides scheduling.max_in_flight for this model."
     )
 
 
@@ -290,6 +381,11 @@ class GatewayConfig(_Strict):
         description="The bearer token: required to bind beyond loopback; once set, every "
         "route needs it (GET /health answers a bare status without it).",
     )
+    http: HttpConfig = Field(
+        default_factory=HttpConfig,
+        description="Limits on requests and connections, and the host names clients and web "
+        "pages may reach the gateway by.",
+    )
     models: list[ModelConfig] = Field(min_length=1, description="The models served.")
 
     def model(self, name: str) -> ModelConfig:
@@ -298,6 +394,29 @@ class GatewayConfig(_Strict):
             if entry.name == name:
                 return entry
         raise KeyError(name)
+
+
+_MAX_NUM_SEQS = ("--max-num-seqs", "--max_num_seqs")
+
+
+def max_in_flight(entry: ModelConfig, scheduling: SchedulingConfig) -> int:
+    """How many requests ``entry`` may have in flight: its own figure, else the default.
+
+    A vLLM model whose ``extra_args`` set ``--max-num-seqs`` (the batch vLLM runs at once)
+    gets at least that many, so the cap never keeps its server's batch short.
+    """
+    if entry.max_in_flight is not None:
+        return entry.max_in_flight
+    batch = 0
+    if isinstance(entry, VLLMModelConfig):
+        args = entry.extra_args
+        for index, arg in enumerate(args):
+            name, _, value = arg.partition("=")
+            if name in _MAX_NUM_SEQS and not value and index + 1 < len(args):
+                value = args[index + 1]
+            if name in _MAX_NUM_SEQS and value.isdigit():
+                batch = int(value)
+    return max(scheduling.max_in_flight, batch)
 
 
 def config_schema() -> dict[str, Any]:

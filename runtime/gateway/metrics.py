@@ -137,6 +137,16 @@ class GatewayMetrics:
         )
         self.drain_cuts: Counter[str] = Counter()
         """Requests cut while draining, by model (what the swaps cost in work)."""
+        self._refused = PromCounter(
+            f"{PREFIX}refused",
+            "Requests and connections refused before any model saw them, by reason: "
+            "body_too_large, foreign_host, foreign_origin, head_timeout, body_timeout, "
+            "too_many_connections.",
+            ["reason"],
+            registry=registry,
+        )
+        self.refusals: Counter[str] = Counter()
+        """Requests and connections refused at the door, by reason."""
         self._gauges = _GaugeCollector()
         registry.register(self._gauges)
 
@@ -211,6 +221,11 @@ class GatewayMetrics:
         if count:
             self.drain_cuts[model] += count
             self._drain_cut.labels(model).inc(count)
+
+    def refused(self, reason: str) -> None:
+        """A request or connection was refused before routing (limits, Host or Origin)."""
+        self.refusals[reason] += 1
+        self._refused.labels(reason).inc()
 
     def first_token(self, model: str, seconds: float) -> None:
         """A streamed request's first chunk came ``seconds`` after the request arrived."""

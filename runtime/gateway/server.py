@@ -11,7 +11,11 @@
   ``/ui/login`` its sign-in form when a token is configured.
 
 Errors are OpenAI-style JSON objects; a full queue answers 429 with ``Retry-After``. With a
-token configured every route requires it (:mod:`runtime.gateway.auth`).
+token configured every route requires it (:mod:`runtime.gateway.auth`). Before that, every
+request passes the body limit (413; :mod:`runtime.gateway.limits`) and the Origin and Host
+checks (403; :class:`runtime.gateway.auth.OriginGuard`). :func:`serve_config` is uvicorn's
+config for the app, with the limits on connections: the one place both the standalone and the
+embedded gateway get it from.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ import json
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -30,8 +35,16 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
-from runtime.gateway.auth import LOGIN_PATH, BearerAuth
+from runtime.gateway.auth import LOGIN_PATH, BearerAuth, OriginGuard, trusted_hosts
 from runtime.gateway.errors import BadRequestError, GatewayError
+from runtime.gateway.limits import (
+    BodyLimit,
+    ConnectionGuard,
+    GatewayServerConfig,
+    HttpLimits,
+    connection_cap,
+    open_files_limit,
+)
 from runtime.gateway.policies import ModelState
 from runtime.gateway.proxy import error_body
 from runtime.gateway.service import GatewayService
@@ -174,12 +187,28 @@ class GatewayRoutes:
         return PlainTextResponse(text, media_type=PROMETHEUS_TYPE)
 
 
-def build_app(service: GatewayService) -> Starlette:
-    """The ASGI app serving ``service``; its lifespan starts and stops the gateway."""
+def build_app(service: GatewayService, *, bound_host: str = "127.0.0.1") -> Starlette:
+    """The ASGI app serving ``service``; its lifespan starts and stops the gateway.
+
+    ``bound_host`` is the address it listens on: a name clients may use in ``Host``.
+    """
     routes = GatewayRoutes(service)
     ui = StatusPage(service)
     token = service.setup.token
-    middleware = [Middleware(BearerAuth, token=token)] if token is not None else []
+    http = service.setup.config.http
+    refused = service.metrics.refused
+    middleware = [
+        Middleware(BodyLimit, max_bytes=http.max_body, refused=refused),
+        Middleware(
+            OriginGuard,
+            hosts=trusted_hosts([bound_host], http.allowed_hosts),
+            allowed=frozenset(http.allowed_hosts),
+            everything=token is None,
+            refused=refused,
+        ),
+    ]
+    if token is not None:
+        middleware.append(Middleware(BearerAuth, token=token))
 
     @asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
@@ -208,4 +237,25 @@ def build_app(service: GatewayService) -> Starlette:
         middleware=middleware,
         exception_handlers={HTTPException: _no_route},
         lifespan=lifespan,
+    )
+
+
+def serve_config(
+    service: GatewayService, host: str, port: int, **options: Any
+) -> GatewayServerConfig:
+    """The uvicorn config serving ``service`` on ``host``:``port`` within its ``http`` limits.
+
+    ``options`` are more uvicorn settings (log level, graceful shutdown). The connection cap
+    is ``http.max_connections``, lowered to what the process's open-files limit allows (the
+    standalone gateway raises that limit first:
+    :func:`runtime.gateway.limits.raise_open_files_limit`).
+    """
+    limits = HttpLimits.of(service.setup.config.http)
+    guard = ConnectionGuard(
+        limits,
+        connection_cap(limits.max_connections, open_files_limit()),
+        service.metrics.refused,
+    )
+    return GatewayServerConfig(
+        build_app(service, bound_host=host), guard=guard, host=host, port=port, **options
     )

@@ -32,6 +32,7 @@ from runtime.gateway.config import (
     RemoteModelConfig,
     check_config,
     load_config,
+    max_in_flight,
 )
 from runtime.gateway.errors import GatewayError, ModelUnavailableError, UpstreamError
 from runtime.gateway.ledger import MemoryLedger
@@ -107,9 +108,16 @@ def prepare(
 def _slot(entry: ModelConfig, backend: Backend, config: GatewayConfig) -> ModelSlot:
     timeout = entry.request_timeout_s or config.scheduling.request_timeout_s
     idle = config.scheduling.request_idle_s
+    cap = max_in_flight(entry, config.scheduling)
     if isinstance(entry, RemoteModelConfig):
         return ModelSlot(
-            entry.name, backend, 0, 0.0, request_timeout_s=timeout, request_idle_s=idle
+            entry.name,
+            backend,
+            0,
+            0.0,
+            request_timeout_s=timeout,
+            request_idle_s=idle,
+            max_in_flight=cap,
         )
     return ModelSlot(
         entry.name,
@@ -122,6 +130,7 @@ def _slot(entry: ModelConfig, backend: Backend, config: GatewayConfig) -> ModelS
         sleep_device_footprint=entry.sleep_device_footprint,
         request_timeout_s=timeout,
         request_idle_s=idle,
+        max_in_flight=cap,
     )
 
 

@@ -99,6 +99,8 @@ class ModelSlot:
     """A hard cap on one request (None: none; liveness decides, ``request_idle_s``)."""
     request_idle_s: float = 120.0
     """A request is cut only when neither it nor this model made progress this long."""
+    max_in_flight: int = 64
+    """Requests admitted at once at most; more wait in the queue (:meth:`has_room`)."""
     progress: ProgressClock = field(default_factory=lambda: ProgressClock(clock=_now))
     """When this model last made progress: a byte relayed, work on its server, a load."""
     state: ModelState = ModelState.STOPPED
@@ -111,6 +113,8 @@ class ModelSlot:
     """Monotonic time of the last failed start (None after a good one)."""
     idle: asyncio.Event = field(default_factory=asyncio.Event)
     on_idle: Callable[[ModelSlot], None] | None = None
+    on_room: Callable[[ModelSlot], None] | None = None
+    """Called when a request finishes while others queue (one of them may be admitted)."""
 
     def __post_init__(self) -> None:
         self.idle.set()
@@ -129,6 +133,10 @@ class ModelSlot:
         """Whether the gateway starts and swaps this model (False: remote)."""
         return self.backend.managed
 
+    def has_room(self) -> bool:
+        """Whether a new request may be admitted beside those in flight and queued."""
+        return self.in_flight + len(self.live_waiters()) < self.max_in_flight
+
     def admit(self) -> Admission:
         """Admit one request now (the caller decided it may run)."""
         admission = Admission(self)
@@ -146,6 +154,8 @@ class ModelSlot:
                 self.idle.set()
                 if self.on_idle is not None:
                     self.on_idle(self)
+            if self.on_room is not None and self.waiters:
+                self.on_room(self)
 
     def revoke_all(self, reason: str) -> int:
         """Fail every in-flight request with ``reason``; returns how many there were."""

@@ -1,8 +1,11 @@
 """The swap scheduler: admits requests, and owns every load, unload, sleep and wake.
 
 Admission is cheap and concurrent: a request to a ready model is admitted at once, without any
-lock (the policy says so), and runs beside every other one. Anything else joins its model's
-queue and wakes the coordinator, one task that asks the policy for a plan and carries it out.
+lock (the policy says so), and runs beside every other one, up to the model's
+``max_in_flight``. Anything else joins its model's queue and wakes the coordinator, one task
+that asks the policy for a plan and carries it out; a model at its ``max_in_flight`` takes a
+queued request each time one of its requests ends (a remote model's queue is served then, the
+coordinator plans only for managed models).
 
 The device mutex (an ``asyncio.Lock``) is held for every change of what is resident: one load,
 wake, sleep or stop at a time. Inside it, :meth:`SwapScheduler.ensure_ready` is the one place
@@ -86,6 +89,7 @@ class SwapScheduler:
         self._closing = False
         for slot in slots.values():
             slot.on_idle = self._on_idle
+            slot.on_room = self._on_room
 
     # -- life cycle ---------------------------------------------------------------------
 
@@ -140,7 +144,8 @@ class SwapScheduler:
         if self._closing:
             raise ModelUnavailableError("the gateway is shutting down")
         now = time.monotonic()
-        if not slot.managed or self.policy.admits_directly(slot.view(now)):
+        direct = not slot.managed or self.policy.admits_directly(slot.view(now))
+        if direct and slot.has_room():
             self.metrics.admitted(name, "direct")
             return slot.admit()
         self._refuse_while_cooling(slot, now)
@@ -281,6 +286,18 @@ class SwapScheduler:
         del slot
         self._wake.set()
 
+    def _on_room(self, slot: ModelSlot) -> None:
+        """A request of ``slot`` ended while others queue: admit the next ones."""
+        if slot.managed:
+            self._wake.set()  # the coordinator admits what its policy allows
+            return
+        while slot.in_flight < slot.max_in_flight:
+            waiter = slot.waiters.popleft() if slot.waiters else None
+            if waiter is None:
+                return
+            if not waiter.future.done():
+                waiter.future.set_result(slot.admit())
+
     # -- coordinator: the one task that carries out plans -------------------------------
 
     async def _coordinate(self) -> None:
@@ -323,7 +340,12 @@ class SwapScheduler:
 
     def _admit_waiters(self, slot: ModelSlot, count: int) -> None:
         admitted = 0
-        while slot.waiters and admitted < count and slot.state is ModelState.READY:
+        while (
+            slot.waiters
+            and admitted < count
+            and slot.state is ModelState.READY
+            and slot.in_flight < slot.max_in_flight
+        ):
             waiter = slot.waiters.popleft()
             if not waiter.future.done():
                 waiter.future.set_result(slot.admit())

@@ -26,7 +26,7 @@ import yaml
 from runtime.catalog import load_catalog
 from runtime.gateway.ledger import LedgerSnapshot
 from runtime.gateway.lock import LOCK_DIR_ENV
-from runtime.gateway.server import build_app
+from runtime.gateway.server import serve_config
 from runtime.gateway.service import GatewayService, prepare
 from runtime.process import ManagedProcess
 from runtime.provision import MANIFEST
@@ -158,8 +158,9 @@ async def live_gateway(config: Path, tag: str) -> AsyncIterator[Live]:
     ``tag`` may outlive it."""
     service = GatewayService(prepare(config), port_for=allowed_port)
     port = allowed_port()
+    # the real server's settings: its h11 protocol with read timeouts, its connection cap
     server = InLoopServer(
-        uvicorn.Config(build_app(service), port=port, log_level="warning", lifespan="on")
+        serve_config(service, "127.0.0.1", port, log_level="warning", lifespan="on")
     )
     serving = asyncio.create_task(server.serve())
     while not server.started:

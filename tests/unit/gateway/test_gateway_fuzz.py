@@ -120,7 +120,7 @@ def _check_nothing_stuck(gw: VirtualGateway) -> None:
 def _client(gw: VirtualGateway) -> httpx.AsyncClient:
     app = build_app(gw.service)  # its lifespan is not run: the gateway is already started
     transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
-    return httpx.AsyncClient(transport=transport, base_url="http://gateway")
+    return httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1")
 
 
 def test_hostile_chat_bodies_get_a_4xx_and_leave_no_slot_stuck() -> None:
