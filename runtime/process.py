@@ -155,13 +155,16 @@ class ManagedProcess:
         """Whether the child process is still running."""
         return self._proc is not None and self._proc.poll() is None
 
-    def stop(self) -> None:
-        """Stop the whole process group: TERM, wait, then KILL. Safe to call twice."""
+    def stop(self, *, force: bool = False) -> None:
+        """Stop the whole process group: TERM, wait, then KILL. Safe to call twice.
+
+        ``force``: KILL at once, for a process known not to answer TERM (a stopped one).
+        """
         proc = self._proc
         if proc is None:
             return
         self.state = ProcessState.STOPPING
-        self._signal_group(proc.pid, signal.SIGTERM)
+        self._signal_group(proc.pid, signal.SIGKILL if force else signal.SIGTERM)
         try:
             proc.wait(timeout=self.stop_timeout_s)
         except subprocess.TimeoutExpired:

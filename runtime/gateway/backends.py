@@ -86,6 +86,8 @@ class ProcessBackend:
         self._launch = launch
         self._process: ManagedProcess | None = None
         self.api_base = ""
+        self.hung = False
+        """Set when the watchdog found the server alive but unresponsive: stopped with KILL."""
 
     @property
     def pid(self) -> int | None:
@@ -109,6 +111,7 @@ class ProcessBackend:
         """Start a fresh server and wait until it is healthy (cancellable)."""
         launch = self._launch()
         self._process, self.api_base = launch.process, launch.api_base
+        self.hung = False
         self.api_key = launch.api_key
         task = asyncio.ensure_future(asyncio.to_thread(launch.process.start))
         try:
@@ -129,7 +132,8 @@ class ProcessBackend:
         """Stop the server's whole process group (TERM, then KILL); safe when stopped."""
         process = self._process
         if process is not None:
-            await asyncio.to_thread(process.stop)
+            # a hung (or SIGSTOPped) server would sit out the TERM grace: kill it at once
+            await asyncio.to_thread(process.stop, force=self.hung)
 
     async def sleep(self, client: httpx.AsyncClient, level: int) -> None:
         """Put the server to sleep at ``level`` and check that it sleeps."""
@@ -151,15 +155,29 @@ class ProcessBackend:
         reply = await self._call(client, "GET", "/is_sleeping")
         return bool(reply.json().get("is_sleeping"))
 
-    async def healthy(self, client: httpx.AsyncClient) -> bool:
-        """Whether the server answers its health route."""
+    async def healthy(self, client: httpx.AsyncClient, timeout_s: float = 5.0) -> bool:
+        """Whether the server answers its health route within ``timeout_s``."""
         if self._process is None:
             return False
         try:
-            reply = await client.get(self._process.health_url, timeout=5.0)
+            reply = await client.get(self._process.health_url, timeout=timeout_s)
         except httpx.HTTPError:
             return False
         return reply.status_code == 200
+
+    def run_state(self) -> str:
+        """The server process's state as the kernel reports it, "" when unknown.
+
+        ``R`` running, ``S`` sleeping, ``T`` stopped, ``D`` in uninterruptible I/O...
+        """
+        pid = self.pid
+        if pid is None:
+            return ""
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except OSError:
+            return ""
+        return stat.rsplit(")", 1)[-1].split()[0] if ")" in stat else ""
 
     async def _call(
         self, client: httpx.AsyncClient, method: str, path: str, json: object = None

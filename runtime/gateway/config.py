@@ -179,6 +179,15 @@ class SchedulingConfig(_Strict):
     watch_interval_s: float = Field(
         default=1.0, gt=0, description="How often backends are checked for a dead process."
     )
+    hung_after_s: float | None = Field(
+        default=60.0,
+        gt=0,
+        description="A ready model's server that is alive but answers no health check for "
+        "this long, while nothing of its model makes progress, is hung (stopped, deadlocked): "
+        "it is marked failed, its requests fail at once (503) instead of each waiting out "
+        "request_idle_s, and it is killed; the next request starts a fresh one. null: only a "
+        "server that exits is noticed.",
+    )
     start_retry_s: float = Field(
         default=30.0,
         ge=0,

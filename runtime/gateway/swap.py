@@ -83,6 +83,10 @@ class SwapScheduler:
             gpu_index=gpu_index,
             on_ready=self._on_idle,
         )
+        self._client = client
+        self._answered: dict[str, float] = {}
+        """When each ready model's server last answered a health check (monotonic)."""
+        self._probes: dict[str, asyncio.Task[None]] = {}
         self._device_mutex = asyncio.Lock()
         self._wake = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
@@ -446,14 +450,63 @@ class SwapScheduler:
     # -- watchdog -----------------------------------------------------------------------
 
     async def _watch(self) -> None:
-        while True:
-            await asyncio.sleep(self.scheduling.watch_interval_s)
-            for slot in self.slots.values():
-                backend = slot.backend
-                if slot.state not in (ModelState.READY, ModelState.SLEEPING):
-                    continue
-                if isinstance(backend, ProcessBackend) and not backend.alive():
-                    self._mark_failed(slot, f"process exited; log: {backend.log_path()}")
+        try:
+            while True:
+                await asyncio.sleep(self.scheduling.watch_interval_s)
+                for slot in self.slots.values():
+                    backend = slot.backend
+                    if slot.state not in (ModelState.READY, ModelState.SLEEPING):
+                        self._answered.pop(slot.name, None)
+                        continue
+                    if not isinstance(backend, ProcessBackend):
+                        continue
+                    if not backend.alive():
+                        self._mark_failed(slot, f"process exited; log: {backend.log_path()}")
+                    elif slot.state is ModelState.READY:
+                        self._check_hung(slot, backend)
+                    else:
+                        self._answered.pop(slot.name, None)
+        finally:
+            for probe in self._probes.values():
+                probe.cancel()
+
+    def _check_hung(self, slot: ModelSlot, backend: ProcessBackend) -> None:
+        """Probe a ready server's health; fail it once it is alive but unresponsive.
+
+        Hung: no health answer for ``hung_after_s`` and no progress of its model for as long
+        (no byte relayed, no work on its server): a stopped (SIGSTOP) or deadlocked server.
+        Its requests would otherwise each wait out their idle limit, and a model waiting to
+        swap in behind its drain with them. A busy server answers health late but works, so
+        its progress keeps it ready.
+        """
+        limit = self.scheduling.hung_after_s
+        if limit is None:
+            return
+        now = time.monotonic()
+        answered = self._answered.setdefault(slot.name, now)
+        probe = self._probes.get(slot.name)
+        if probe is None or probe.done():
+            self._probes[slot.name] = asyncio.create_task(
+                self._probe(slot.name, backend, min(5.0, limit / 2)), name=f"health-{slot.name}"
+            )
+        silent = now - answered
+        if silent < limit or slot.progress.silent_for() < limit:
+            return
+        how = "stopped (SIGSTOP)" if backend.run_state() in ("T", "t") else "hung"
+        backend.hung = True
+        self._answered.pop(slot.name, None)
+        self._mark_failed(
+            slot,
+            f"alive but answered no health check for {silent:.0f} s and made no progress: "
+            f"{how}; log: {backend.log_path()}",
+        )
+
+    async def _probe(self, name: str, backend: ProcessBackend, timeout_s: float) -> None:
+        started = time.monotonic()
+        if await backend.healthy(self._client, timeout_s) and name in self._answered:
+            self._answered[name] = max(self._answered[name], started)
+        else:
+            await asyncio.sleep(min(1.0, timeout_s))  # a refused connection fails at once
 
     # -- introspection ------------------------------------------------------------------
 

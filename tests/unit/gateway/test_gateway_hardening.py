@@ -7,8 +7,10 @@ event loop, so its sockets are this process's.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
+import signal
 from pathlib import Path
 from typing import Any
 
@@ -111,6 +113,14 @@ async def test_a_refused_wake_keeps_the_sleeping_remains_counted(tmp_path: Path,
         assert live.service.ledger.violations == []
 
 
+def _exists(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
 def _environ(pid: int) -> dict[str, str]:
     raw = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
     return dict(item.decode().split("=", 1) for item in raw if b"=" in item)
@@ -158,3 +168,37 @@ def test_each_vllm_server_gets_its_own_secret_out_of_its_command_line(tmp_path: 
     # the user's own key wins, and is the one sent
     mine = launch(entry.model_copy(update={"extra_args": ["--api-key", "users-own-key"]}))
     assert mine.api_key == "users-own-key" and "VLLM_API_KEY" not in mine.process.env
+
+
+async def test_a_stopped_server_is_failed_killed_and_swapped_out(tmp_path: Path, tag: str) -> None:
+    """Finding 5: a server alive but stopped (SIGSTOP) stayed ready, because the watchdog only
+    checked that its process existed: its requests waited out the idle limit one by one, and
+    a model waiting to swap in waited behind their drain. Now it is found hung (no health
+    answer, no progress, for ``hung_after_s``), its requests fail at once, it is killed, and
+    the next request for it starts a fresh server."""
+    models = [fake_model("a", tag), fake_model("b", tag)]
+    config = write_config(tmp_path, models, 1000 * MB, request_idle_s=60.0, hung_after_s=1.0)
+    async with live_gateway(config, tag) as live:
+        assert (await live.http.post(f"{live.url}/models/a/load")).status_code == 200
+        pid = live.service.slots["a"].backend.pid
+        assert pid is not None
+        os.killpg(pid, signal.SIGSTOP)
+        try:
+            stuck = asyncio.create_task(live.chat("a"))
+            other = await live.chat("b")  # a swap: behind a's drain
+            cut = await stuck
+        finally:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(pid, signal.SIGCONT)
+        assert other.status_code == 200, other.text
+        message = cut.json()["error"]["message"]
+        assert cut.status_code == 503, cut.text
+        assert "answered no health check" in message and "stopped (SIGSTOP)" in message, message
+        for _ in range(100):  # reaped by the coordinator, with KILL: it cannot answer TERM
+            if not _exists(pid):
+                break
+            await asyncio.sleep(0.1)
+        assert not _exists(pid), "the hung server was not killed"
+        again = await live.chat("a")  # a fresh server
+        assert again.status_code == 200, again.text
+        assert live.service.slots["a"].backend.pid != pid
