@@ -21,22 +21,30 @@ Assets protected and how:
   and a small ``/dev/shm``. Input files are copied into ``/work`` from a read-only bind.
 * Availability: ``RLIMIT_AS`` (memory), ``RLIMIT_CPU``, ``RLIMIT_NOFILE``,
   ``RLIMIT_FSIZE`` and ``RLIMIT_CORE`` are set as hard limits before the code starts, and
-  an unprivileged process cannot raise a hard limit again. The process count is capped
-  by ``RLIMIT_NPROC`` for a non-root caller; because the kernel never applies
+  an unprivileged process cannot raise a hard limit again. ``RLIMIT_AS`` holds each process
+  on its own, so the sandbox as a whole is also put in a fresh memory cgroup (v1 or v2, swap
+  off where the kernel has the knob) limited to ``memory_mb`` plus the tmpfs caps plus
+  :data:`_MEMORY_OVERHEAD_MB`; over it, the kernel's OOM killer kills inside the group and the
+  run reports ``killed_reason="memory_limit"``. Where no memory cgroup can be made (not root,
+  or the hierarchy is delegated elsewhere), the run goes on with ``RLIMIT_AS`` alone, says so
+  in :attr:`ExecResult.memory_scope` and logs a warning once per process. The process count
+  is capped by ``RLIMIT_NPROC`` for a non-root caller; because the kernel never applies
   ``RLIMIT_NPROC`` to uid 0, a root caller additionally puts the sandbox in a fresh
   ``pids`` cgroup (v1 or v2) and refuses to run when it cannot. Output is read
   incrementally and the sandbox is killed once it exceeds the cap. The wall-clock timeout
   kills bwrap's process group; ``--die-with-parent`` then kills the code, which runs as
   pid 1 of its own pid namespace (``--as-pid-1``), so the kernel takes down every other
   process in the sandbox with it, orphans and daemons included (the same happens when
-  the code exits normally). In the root case every pid left in the cgroup is killed too.
+  the code exits normally). Every pid left in the run's cgroups is killed too, and the
+  groups are removed after every run, a failed one included.
 * Privilege: the child runs as uid 65534 inside a new user namespace with all
   capabilities dropped, ``no_new_privs`` set by bwrap, a new session (no TIOCSTI into the
   caller's terminal) and no way to create further user namespaces.
 
 Fail closed: if bwrap is missing, a namespace cannot be created, a mount fails, a limit
 cannot be set or (as root) no pids cgroup is available, :class:`SandboxUnavailable` is
-raised and the code is never run. A run counts as started only after the in-sandbox
+raised and the code is never run (the memory cgroup is the one limit that may be missing:
+the run then says so, see Availability). A run counts as started only after the in-sandbox
 bootstrap has applied every limit and reported back on a private pipe.
 
 Out of scope: kernel exploits (there is no seccomp filter, so the full syscall surface
@@ -94,6 +102,10 @@ __all__ = [
 log = structlog.get_logger(__name__)
 
 KilledReason = Literal["timeout", "output_limit", "cpu_limit", "memory_limit", "signal"]
+"""Why a run (or, for ``memory_limit``, a process in it) was stopped. ``memory_limit``: a
+process hit its ``RLIMIT_AS`` (a ``MemoryError``), or the kernel's OOM killer killed a process
+because the sandbox as a whole reached its memory cgroup's limit."""
+MemoryScope = Literal["sandbox", "process"]
 
 _SANDBOX_UID = 65534
 _WORK = "/work"
@@ -106,13 +118,26 @@ _TMP = "/tmp"  # noqa: S108
 _READY_TOKEN = b"edgeswarm-sandbox-ready"
 _MAX_FILES = 200
 _MAX_INPUT_BYTES = 8 * 1024 * 1024
-_JOIN_CGROUP = ("/bin/sh", "-c", 'echo 0 > "$0" && exec "$@"')
-"""Run as ``[*_JOIN_CGROUP, cgroup.procs, *argv]``: the shell writes "0" to the group's
-``cgroup.procs`` (which moves the writer, itself) and then becomes bwrap. No ``preexec_fn``, so
-subprocess can spawn with vfork: forking the caller instead copied its page tables under the
-GIL, with every thread stopped, which grew with its heap (60 runs from a process holding a
-700 MB heap took 4.4 s instead of 3.1; a test process that had run the gateway state machine
-ran the 50-run swarm load test twice as slowly)."""
+_JOIN_CGROUP = (
+    "/bin/sh",
+    "-c",
+    'echo 0 > "$0" || exit 1; while [ "$1" != -- ]; do echo 0 > "$1" || exit 1; shift; done; '
+    'shift; exec "$@"',
+)
+"""Run as ``[*_JOIN_CGROUP, cgroup.procs, *more cgroup.procs, "--", *argv]``: the shell writes
+"0" to each group's ``cgroup.procs`` (which moves the writer, itself; pids and memory are
+separate groups under cgroup v1) and then becomes bwrap; if a write fails it exits and bwrap
+never starts. No ``preexec_fn``, so subprocess can spawn with vfork: forking the caller instead
+copied its page tables under the GIL, with every thread stopped, which grew with its heap (60
+runs from a process holding a 700 MB heap took 4.4 s instead of 3.1; a test process that had
+run the gateway state machine ran the 50-run swarm load test twice as slowly)."""
+_MEMORY_OVERHEAD_MB = 32
+"""What the sandbox's memory cgroup holds beyond ``memory_mb`` and its two tmpfs caps (whose
+pages the kernel charges to the group): the harness's parent (the sandbox's pid 1, a Python
+process of about 10 MiB resident beside the child that runs the code under test), bwrap's
+monitor process, and the kernel memory charged to the group (page tables, namespaces, pipes).
+So a single process that fits its ``RLIMIT_AS``, with ``/work`` and ``/dev/shm`` full, still
+fits the group, as it did before the group existed."""
 
 # Runs inside the sandbox before the user's code: copy the inputs into the tmpfs work dir,
 # set hard limits, report readiness on the private fd, close it and exec the user's code
@@ -577,6 +602,18 @@ class ExecResult(BaseModel):
     report: str | None = None
     """What the code wrote on its private report channel (``run_python(private=...)``), which
     the code's own children cannot write; None when the run had no such channel."""
+    memory_scope: MemoryScope = "process"
+    """What ``memory_mb`` limited: "sandbox", all of the run's processes together (a memory
+    cgroup, :attr:`memory_limit_bytes`), plus each process's ``RLIMIT_AS``; "process", only
+    each process on its own (no memory cgroup could be made: N processes may hold N times
+    ``memory_mb``)."""
+    memory_limit_bytes: int | None = None
+    """The memory cgroup's limit for the whole sandbox; None when ``memory_scope`` is
+    "process"."""
+    peak_memory_bytes: int | None = None
+    """The most the memory cgroup held at once (the kernel's peak for the group, files in the
+    sandbox's tmpfs and the kernel memory charged to it included); None without a group or
+    where the kernel keeps no peak."""
 
 
 @dataclass(frozen=True)
@@ -625,9 +662,11 @@ def run_python(
     python = _find_python(cfg)
     with tempfile.TemporaryDirectory(prefix="edgeswarm-sbx-") as input_dir:
         _write_inputs(Path(input_dir), code, files or {})
-        with _process_cgroup(cfg) as cgroup:
+        with _run_cgroups(cfg, memory_mb) as cgroups:
             limits = _limits(cfg, timeout_s, memory_mb)
-            return _execute(bwrap, python, Path(input_dir), cfg, cgroup, timeout_s, limits, private)
+            return _execute(
+                bwrap, python, Path(input_dir), cfg, cgroups, timeout_s, limits, private
+            )
 
 
 def run_tests(
@@ -718,19 +757,79 @@ def _safe_relative(name: str) -> PurePosixPath:
     return rel
 
 
+@dataclass(frozen=True)
+class _Cgroups:
+    """The cgroups one run joins before bwrap starts.
+
+    ``pids`` (as root, where RLIMIT_NPROC is not enforced) and ``memory`` (where one can be
+    made); under cgroup v2 both may be the same group. ``memory_limit`` is ``memory``'s limit
+    in bytes.
+    """
+
+    pids: Path | None = None
+    memory: Path | None = None
+    memory_limit: int | None = None
+
+    @property
+    def groups(self) -> list[Path]:
+        return list(dict.fromkeys(g for g in (self.pids, self.memory) if g is not None))
+
+    def memory_outcome(self) -> tuple[int, int | None]:
+        """(OOM kills in the memory group, its peak usage in bytes or None); (0, None) without.
+
+        Read after the run and before the group is destroyed.
+        """
+        if self.memory is None:
+            return 0, None
+        if (self.memory / "memory.oom_control").exists():  # v1
+            kills = _counter(self.memory / "memory.oom_control", "oom_kill")
+            return kills, _read_int(self.memory / "memory.max_usage_in_bytes")
+        kills = _counter(self.memory / "memory.events", "oom_kill")
+        return kills, _read_int(self.memory / "memory.peak")  # v2, Linux 5.19 and later
+
+
+_process_scope_warned = False
+
+
 @contextlib.contextmanager
-def _process_cgroup(cfg: SandboxConfig) -> Iterator[Path | None]:
-    """Yield a fresh pids cgroup when running as root (where RLIMIT_NPROC is ignored)."""
-    if os.geteuid() != 0:
-        yield None
-        return
-    parent = _pids_cgroup_parent(cfg.cgroup_root)
+def _run_cgroups(cfg: SandboxConfig, memory_mb: int) -> Iterator[_Cgroups]:
+    """Fresh cgroups for one run, destroyed (every process left in them killed) on the way out.
+
+    As root a pids cgroup is required (RLIMIT_NPROC does not apply to uid 0): without one,
+    :class:`SandboxUnavailable`. A memory cgroup holding the whole sandbox to ``memory_mb`` plus
+    its tmpfs caps and :data:`_MEMORY_OVERHEAD_MB` (swap off where the kernel has the knob) is
+    made as root wherever one can be; where none can (or not as root), the run goes on with
+    each process's ``RLIMIT_AS`` alone, and that is logged once per process.
+    """
+    own = _own_cgroups()
+    name = f"edgeswarm-sandbox-{uuid.uuid4().hex[:12]}"
+    limit = (memory_mb + cfg.work_dir_mb + cfg.shm_mb + _MEMORY_OVERHEAD_MB) * 1024 * 1024
+    with contextlib.ExitStack() as stack:
+        pids = None
+        if os.geteuid() == 0:
+            pids = _make_pids_cgroup(cfg, own, name)
+            stack.callback(_destroy_cgroup, pids)
+        if os.geteuid() == 0:
+            memory, why = _make_memory_cgroup(cfg, own, name, limit, pids)
+        else:
+            # A user's delegated cgroup (systemd on v2) may let us make a group and then refuse
+            # the join, which would stop every run; like the pids cgroup, root only.
+            memory, why = None, "not running as root"
+        if memory is None:
+            _warn_process_scope(why, memory_mb)
+        elif memory != pids:
+            stack.callback(_destroy_cgroup, memory)
+        yield _Cgroups(pids, memory, None if memory is None else limit)
+
+
+def _make_pids_cgroup(cfg: SandboxConfig, own: list[tuple[str, str]], name: str) -> Path:
+    parent = _cgroup_parent(cfg.cgroup_root, own, "pids")
     if parent is None:
         raise SandboxUnavailable(
             "running as root, where RLIMIT_NPROC is not enforced, and no writable pids "
             f"cgroup was found under {cfg.cgroup_root}; refusing to run without a process cap"
         )
-    group = parent / f"edgeswarm-sandbox-{uuid.uuid4().hex[:12]}"
+    group = parent / name
     try:
         group.mkdir()
         # bwrap's outer process lives in the group too.
@@ -739,30 +838,107 @@ def _process_cgroup(cfg: SandboxConfig) -> Iterator[Path | None]:
         with contextlib.suppress(OSError):
             group.rmdir()
         raise SandboxUnavailable(f"cannot create pids cgroup {group}: {exc}") from exc
+    return group
+
+
+def _make_memory_cgroup(
+    cfg: SandboxConfig, own: list[tuple[str, str]], name: str, limit: int, pids: Path | None
+) -> tuple[Path | None, str]:
+    """(the run's memory cgroup, "") or (None, why there is none).
+
+    Under cgroup v2 the pids group doubles as the memory group when both controllers are
+    enabled at the same place.
+    """
+    parent = _cgroup_parent(cfg.cgroup_root, own, "memory")
+    if parent is None:
+        return None, f"no writable memory cgroup under {cfg.cgroup_root}"
+    shared = pids is not None and pids.parent == parent
+    group = pids if shared and pids is not None else parent / name
     try:
-        yield group
-    finally:
-        _destroy_cgroup(group)
+        if not shared:
+            group.mkdir()
+        if (group / "memory.limit_in_bytes").exists():  # v1
+            (group / "memory.limit_in_bytes").write_text(str(limit))
+            knob, no_swap = group / "memory.memsw.limit_in_bytes", str(limit)
+        elif (group / "memory.max").exists():  # v2
+            (group / "memory.max").write_text(str(limit))
+            knob, no_swap = group / "memory.swap.max", "0"
+        else:
+            raise OSError(f"{group} has no memory limit to set")
+        # Absent where the kernel does not account swap; a limit that leaves swap open still
+        # holds the sandbox's RAM, so a knob that refuses the write is not worth losing it for.
+        with contextlib.suppress(OSError):
+            if knob.exists():
+                knob.write_text(no_swap)
+        if not os.access(group / "cgroup.procs", os.W_OK):
+            raise OSError(f"{group / 'cgroup.procs'} is not writable")
+    except OSError as exc:
+        if not shared:
+            with contextlib.suppress(OSError):
+                group.rmdir()
+        return None, f"cannot set up memory cgroup {group}: {exc}"
+    return group, ""
 
 
-def _pids_cgroup_parent(root: Path) -> Path | None:
+def _warn_process_scope(why: str, memory_mb: int) -> None:
+    global _process_scope_warned
+    if not _process_scope_warned:
+        _process_scope_warned = True
+        log.warning(
+            "sandbox.memory_per_process",
+            why=why,
+            memory_mb=memory_mb,
+            detail="memory_mb limits each sandboxed process, not the sandbox as a whole",
+        )
+
+
+def _own_cgroups() -> list[tuple[str, str]]:
+    """(controllers, path) of each cgroup this process is in, from ``/proc/self/cgroup``."""
     try:
         lines = Path("/proc/self/cgroup").read_text().splitlines()
     except OSError:
-        return None
-    for line in lines:
-        _, controllers, rel = line.split(":", 2)
-        if "pids" in controllers.split(","):
-            candidate = root / "pids" / rel.lstrip("/")
+        return []
+    return [(parts[1], parts[2]) for parts in (line.split(":", 2) for line in lines)]
+
+
+def _cgroup_parent(root: Path, own: list[tuple[str, str]], controller: str) -> Path | None:
+    """This process's own group for ``controller``, if the run's group can be made in it.
+
+    v1: the group in that controller's hierarchy; v2: the unified group, where it enables
+    ``controller`` for its children. Both must be writable, ``cgroup.procs`` too (to join).
+    """
+    for controllers, rel in own:
+        if controller in controllers.split(","):
+            candidate = root / controller / rel.lstrip("/")
         elif controllers == "":
             candidate = root / rel.lstrip("/")
-            control = candidate / "cgroup.subtree_control"
-            if not control.exists() or "pids" not in control.read_text().split():
+            try:
+                enabled = (candidate / "cgroup.subtree_control").read_text().split()
+            except OSError:
+                continue
+            if controller not in enabled:
                 continue
         else:
             continue
-        if (candidate / "cgroup.procs").exists() and os.access(candidate, os.W_OK):
+        procs = candidate / "cgroup.procs"
+        if procs.exists() and os.access(candidate, os.W_OK) and os.access(procs, os.W_OK):
             return candidate
+    return None
+
+
+def _counter(path: Path, key: str) -> int:
+    """The value of ``key`` in a flat-keyed cgroup file (``key value`` lines); 0 if absent."""
+    with contextlib.suppress(OSError, ValueError):
+        for line in path.read_text().splitlines():
+            name, _, value = line.partition(" ")
+            if name == key:
+                return int(value)
+    return 0
+
+
+def _read_int(path: Path) -> int | None:
+    with contextlib.suppress(OSError, ValueError):
+        return int(path.read_text())
     return None
 
 
@@ -844,7 +1020,7 @@ def _execute(
     prefix: Path,
     input_dir: Path,
     cfg: SandboxConfig,
-    cgroup: Path | None,
+    cgroups: _Cgroups,
     timeout_s: float,
     limits: list[tuple[str, int]],
     private: bytes | None,
@@ -874,8 +1050,9 @@ def _execute(
                 *_bwrap_argv(bwrap, prefix, input_dir, cfg),
                 *(_sandbox_python(prefix), "-I", "-c", boot),
             ]
-            if cgroup is not None:
-                argv = [*_JOIN_CGROUP, str(cgroup / "cgroup.procs"), *argv]
+            if cgroups.groups:
+                procs = [str(group / "cgroup.procs") for group in cgroups.groups]
+                argv = [*_JOIN_CGROUP, *procs, "--", *argv]
             start = time.monotonic()
             proc = subprocess.Popen(
                 argv,
@@ -890,7 +1067,7 @@ def _execute(
             for fd in child_ends:
                 os.close(fd)
         with proc:
-            return _supervise(proc, ready, report, cfg, cgroup, start, timeout_s)
+            return _supervise(proc, ready, report, cfg, cgroups, start, timeout_s)
     raise AssertionError("unreachable")  # pragma: no cover
 
 
@@ -923,7 +1100,7 @@ def _supervise(
     ready: IO[bytes],
     report_fd: int | None,
     cfg: SandboxConfig,
-    cgroup: Path | None,
+    cgroups: _Cgroups,
     start: float,
     timeout_s: float,
 ) -> ExecResult:
@@ -938,23 +1115,36 @@ def _supervise(
         except subprocess.TimeoutExpired:
             reason = "timeout"
     if reason is not None:
-        _kill(proc, cgroup)
+        _kill(proc, cgroups)
     rc = proc.wait()
     started = _read_ready(ready)
     stderr = err.decode("utf-8", "replace")
     if not started and reason is None:
         raise SandboxUnavailable(f"sandbox setup failed (exit {rc}): {stderr.strip()[-2000:]}")
+    # The sandbox's pid 1 has exited and its pid namespace with it: the counters are final.
+    oom_kills, peak = cgroups.memory_outcome()
     result = ExecResult(
         exit_code=rc,
         stdout=out.decode("utf-8", "replace"),
         stderr=stderr,
         timed_out=reason == "timeout",
-        killed_reason=reason or _exit_reason(rc, stderr),
+        # An OOM kill in the group is the kernel's: without it, pid 1 killed by SIGKILL would
+        # read as the CPU limit and a killed child as nothing at all.
+        killed_reason=reason or ("memory_limit" if oom_kills else _exit_reason(rc, stderr)),
         duration_s=round(time.monotonic() - start, 3),
         output_truncated=reason == "output_limit",
         report=None if report_fd is None else report.decode("utf-8", "replace"),
+        memory_scope="process" if cgroups.memory is None else "sandbox",
+        memory_limit_bytes=cgroups.memory_limit,
+        peak_memory_bytes=peak,
     )
-    log.info("sandbox.run", exit_code=rc, killed=result.killed_reason, secs=result.duration_s)
+    log.info(
+        "sandbox.run",
+        exit_code=rc,
+        killed=result.killed_reason,
+        secs=result.duration_s,
+        **({"oom_kills": oom_kills} if oom_kills else {}),
+    )
     return result
 
 
@@ -990,13 +1180,13 @@ def _pump(
     return bytes(bufs[streams[0]]), bytes(bufs[streams[1]]), report, reason
 
 
-def _kill(proc: subprocess.Popen[bytes], cgroup: Path | None) -> None:
+def _kill(proc: subprocess.Popen[bytes], cgroups: _Cgroups) -> None:
     # bwrap leads its own process group; once it dies, --die-with-parent kills the
     # sandbox's pid 1 and with it the whole pid namespace.
     with contextlib.suppress(ProcessLookupError):
         os.killpg(proc.pid, signal.SIGKILL)
-    if cgroup is not None:
-        _kill_cgroup(cgroup)
+    for group in cgroups.groups:
+        _kill_cgroup(group)
 
 
 def _exit_reason(rc: int, stderr: str) -> KilledReason | None:
