@@ -503,7 +503,11 @@ class SwapScheduler:
 
     async def _probe(self, name: str, backend: ProcessBackend, timeout_s: float) -> None:
         started = time.monotonic()
-        if await backend.healthy(self._client, timeout_s) and name in self._answered:
+        try:
+            answered = await backend.healthy(self._client, timeout_s)
+        except Exception:  # a client closing under it (shutdown): no answer
+            answered = False
+        if answered and name in self._answered:
             self._answered[name] = max(self._answered[name], started)
         else:
             await asyncio.sleep(min(1.0, timeout_s))  # a refused connection fails at once
