@@ -68,7 +68,8 @@ async def test_requests_cut_as_stalled_leak_no_upstream_socket(tmp_path: Path, t
     """Finding 2: a cut request's upstream task was cancelled twice (by the cut, then by the
     handler's close), and a second cancel of an httpx request leaks its connection."""
     models = [fake_model("hang", tag)]
-    config = write_config(tmp_path, models, 1000 * MB, request_idle_s=1.0)
+    # no health probes: their kept-alive connection comes and goes, and is not a request's
+    config = write_config(tmp_path, models, 1000 * MB, request_idle_s=1.0, hung_after_s=None)
     async with live_gateway(config, tag) as live:
         await live.http.post(f"{live.url}/models/hang/load")
         info: dict[str, Any] = await live.model_info("hang")

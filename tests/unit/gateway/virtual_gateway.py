@@ -375,6 +375,15 @@ class FakeBackend(ProcessBackend):
             raise BackendError(f"{self.name}: {what}: no server")
         return self.server
 
+    async def healthy(self, client: httpx.AsyncClient, timeout_s: float = 5.0) -> bool:
+        """Whether the fake server answers a health check: while it lives."""
+        del client, timeout_s
+        return self.server is not None and self.server.alive
+
+    def run_state(self) -> str:
+        """The process state the kernel would report: ``S`` while it lives."""
+        return "S" if self.server is not None and self.server.alive else ""
+
     def kill(self) -> bool:
         """The server process dies (OOM killer, a crash); True if one lived."""
         server = self.server
