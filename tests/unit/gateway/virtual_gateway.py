@@ -11,7 +11,11 @@ What is fake:
 - **servers**: :class:`FakeBackend` is a :class:`ProcessBackend` (the scheduler's
   ``isinstance`` checks see a process backend) whose start, stop, sleep and wake take scripted
   virtual seconds and succeed, fail, hang past the start timeout or come back larger than
-  declared. Its requests are answered by an ``httpx.MockTransport`` handler.
+  declared. Its requests are answered by an ``httpx.MockTransport`` handler. A server can also
+  be *frozen* (:meth:`FakeBackend.freeze`, what ``SIGSTOP`` does to a real one): it stays
+  alive but answers nothing and does no work (requests, health checks, sleep and wake calls
+  wait, up to their client's timeout), ignores ``SIGTERM`` (a stop sits out the TERM grace
+  unless the backend is known hung: then it is killed at once) until it is thawed or dies.
 - **the device**: :class:`FakeDevice` holds what the live fake servers really hold, and
   records every moment it holds more than the budget (an OOM).
 - **NVML**: ``measure_footprint`` and ``device_mark`` read the fake device, or fail (None), or
@@ -33,7 +37,7 @@ import time
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, NoReturn, TypeVar
 
 import httpx
 import structlog
@@ -47,15 +51,26 @@ from runtime.gateway.backends import BackendError, ProcessBackend
 from runtime.gateway.budget import Budget, DeviceMark
 from runtime.gateway.config import parse_config
 from runtime.gateway.ledger import MemoryLedger
+from runtime.gateway.policies import ModelState
 from runtime.gateway.service import GatewayService, GatewaySetup
 from runtime.gateway.slot import ModelSlot
 from runtime.settings import Device
 
 MB = 10**6
 T = TypeVar("T")
+TERM_GRACE_S = 10.0
+"""How long a stop waits for a server to answer SIGTERM before KILL (a command model's
+``stop_timeout_s``): a frozen server sits it out."""
+CALL_TIMEOUT_S = 120.0
+"""The client timeout of a sleep or wake call (``backends._SLEEP_CALL_TIMEOUT_S``)."""
 LoadOutcome = Literal["ok", "fail", "hang", "larger"]
 SleepOutcome = Literal["ok", "fail", "keeps_more"]
 NvmlMode = Literal["ok", "fail", "lag"]
+
+
+def _loop_time() -> float:
+    """The running (virtual) loop's clock."""
+    return asyncio.get_event_loop().time()
 
 
 class DeadlockError(RuntimeError):
@@ -141,14 +156,22 @@ class _Clock:
 
 
 class TrackedSlot(ModelSlot):
-    """A model slot that notes when its state last changed (``state_since``)."""
+    """A model slot that notes when its state last changed (``state_since``), and every
+    change (``history``)."""
 
     state_since: float = 0.0
 
     def __setattr__(self, name: str, value: Any) -> None:
         if name == "state" and value is not self.__dict__.get("state"):
-            super().__setattr__("state_since", asyncio.get_event_loop().time())
+            now = asyncio.get_event_loop().time()
+            super().__setattr__("state_since", now)
+            self.__dict__.setdefault("_history", []).append((now, value))
         super().__setattr__(name, value)
+
+    @property
+    def history(self) -> list[tuple[float, ModelState]]:
+        """Every change of state since the slot was tracked: (when, the new state)."""
+        return list(self.__dict__.get("_history", []))
 
 
 @dataclass
@@ -165,6 +188,62 @@ class FakeServer:
     declared_asleep: int = 0
     """What its config declares it keeps asleep (it may keep more: ``keeps_more``)."""
     died: asyncio.Event = field(default_factory=asyncio.Event)
+    died_at: float | None = None
+    """When it died (killed, stopped, or given up while starting)."""
+    frozen: bool = False
+    """Stopped by a signal (``SIGSTOP``): alive, holding its memory, answering nothing."""
+    running: asyncio.Event = field(default_factory=asyncio.Event)
+    """Set while it can run: not frozen, or dead (a waiter on it then sees the death)."""
+    frozen_spans: list[tuple[float, float]] = field(default_factory=list)
+    """When it was frozen, (from, to); the current span is open (``frozen_at``)."""
+    frozen_at: float | None = None
+
+    def __post_init__(self) -> None:
+        self.running.set()
+
+    def freeze(self) -> bool:
+        """``SIGSTOP``: True if it lived and ran."""
+        if not self.alive or self.frozen:
+            return False
+        self.frozen, self.frozen_at = True, _loop_time()
+        self.running.clear()
+        return True
+
+    def thaw(self) -> bool:
+        """``SIGCONT``: True if it was frozen."""
+        if not self.frozen:
+            return False
+        if self.frozen_at is not None:
+            self.frozen_spans.append((self.frozen_at, _loop_time()))
+        self.frozen, self.frozen_at = False, None
+        self.running.set()
+        return True
+
+    def frozen_during(self, start: float, end: float) -> bool:
+        """Whether it was frozen at some moment of ``[start, end]``."""
+        if self.frozen_at is not None and self.frozen_at <= end:
+            return True
+        return any(a <= end and b >= start for a, b in self.frozen_spans)
+
+    def die(self) -> None:
+        """The process is gone (its memory with it)."""
+        self.thaw()
+        if self.alive:
+            self.alive = False
+            self.died_at = _loop_time()
+        self.died.set()
+        self.running.set()
+
+    async def until_running(self, timeout_s: float | None) -> bool:
+        """Wait (up to ``timeout_s``) until it runs again; whether it lives and runs."""
+        deadline = None if timeout_s is None else _loop_time() + timeout_s
+        while self.frozen and self.alive:  # thawed and frozen again meanwhile: wait on
+            left = None if deadline is None else deadline - _loop_time()
+            if left is not None and left <= 0:
+                break
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.running.wait(), timeout=left)
+        return self.alive and not self.frozen
 
 
 @dataclass
@@ -184,6 +263,8 @@ class FakeDevice:
     most_starting: int = 0
     ledger: MemoryLedger | None = None
     """The gateway's ledger: a server above its declared size counts only once it is in it."""
+    on_change: Callable[[], None] | None = None
+    """Called after every change of what the servers hold (a test audits the ledger)."""
 
     @property
     def used(self) -> int:
@@ -197,6 +278,10 @@ class FakeDevice:
     def live(self, model: str) -> list[FakeServer]:
         """The live servers of ``model`` (never more than one)."""
         return [s for s in self.servers.values() if s.alive and s.model == model]
+
+    def frozen(self) -> list[FakeServer]:
+        """The live servers that are frozen."""
+        return [s for s in self.servers.values() if s.alive and s.frozen]
 
     def set_holds(self, server: FakeServer, nbytes: int, why: str) -> None:
         """The server now holds ``nbytes``; an OOM is recorded past the budget.
@@ -216,6 +301,8 @@ class FakeDevice:
         design. That a true measurement reaches the ledger is checked per model by the
         state machine (``ledger_matches_the_device``).
         """
+        if self.on_change is not None:
+            self.on_change()
         unknown = 0
         for server in self.servers.values():
             reserved = self.ledger.device.get(server.model, 0) if self.ledger else 0
@@ -286,6 +373,15 @@ class FakeBackend(ProcessBackend):
         self.starts = 0
         self.twice: list[str] = []
         """Starts made while another server of this model still lived (must stay empty)."""
+        self.events: list[tuple[float, str]] = []
+        """Faults as they happened: a load scripted to fail, hang or come back larger when it
+        was used, a start that failed, a failed wake or sleep, a kill, a freeze (with when)."""
+        self.servers: list[FakeServer] = []
+        """Every server started for this model, in order."""
+
+    @staticmethod
+    def _now() -> float:
+        return _loop_time()
 
     @staticmethod
     def _no_launch() -> Any:
@@ -309,11 +405,14 @@ class FakeBackend(ProcessBackend):
         if self.device.live(self.name):
             self.twice.append(f"start of {self.name} while a server of it lives")
         outcome, seconds = self.script.loads.pop(0) if self.script.loads else ("ok", self.LOAD_S)
+        if outcome != "ok":
+            self.events.append((self._now(), f"load {outcome}"))
         self.starts += 1
         server = FakeServer(
             next(_pids), self.name, declared=self.footprint, declared_asleep=self.sleep_keeps
         )
         self.device.servers[server.pid] = server
+        self.servers.append(server)
         self.server = server
         self.api_base = f"http://{self.name}.{server.pid}.fake/v1"
         self.device.starting += 1
@@ -321,38 +420,56 @@ class FakeBackend(ProcessBackend):
         try:
             if outcome == "hang":  # never healthy: ManagedProcess gives up at its timeout
                 await asyncio.sleep(self.start_timeout_s)
-                server.alive = False
-                raise BackendError(
-                    f"{self.name}: server did not start: not healthy within "
-                    f"{self.start_timeout_s:g} s"
-                )
+                await self._give_up(server)
             await asyncio.sleep(seconds)
+            running = await server.until_running(self.start_timeout_s - seconds)
+            if not running and server.alive:  # frozen: never answers its health check
+                await self._give_up(server)
             if outcome == "fail" or not server.alive:
-                server.alive = False
+                server.die()
+                self.events.append((self._now(), "start failed"))
                 raise BackendError(f"{self.name}: server did not start: exited with code 1")
             size = self.footprint * 3 // 2 if outcome == "larger" else self.footprint
             self.device.set_holds(server, size, f"{self.name} loaded")
         except asyncio.CancelledError:
-            server.alive = False
+            server.die()
             raise
         finally:
             self.device.starting -= 1
 
+    async def _give_up(self, server: FakeServer) -> NoReturn:
+        """A start that never became healthy: ManagedProcess stops it (TERM, grace, KILL)."""
+        await asyncio.sleep(TERM_GRACE_S if server.frozen else self.STOP_S)
+        server.die()
+        self.events.append((self._now(), "start failed"))
+        raise BackendError(
+            f"{self.name}: server did not start: not healthy within {self.start_timeout_s:g} s"
+        )
+
     async def stop(self) -> None:
-        """Stop the fake server; the driver frees what it held."""
+        """Stop the fake server; the driver frees what it held.
+
+        TERM, then KILL after the grace: a frozen server cannot answer TERM, so it sits the
+        grace out, unless the gateway knows it hung (``hung``) and kills it at once.
+        """
         server = self.server
         if server is not None and server.alive:
-            await asyncio.sleep(self.STOP_S)
-            server.alive = False
-            server.died.set()
+            known_hung = bool(getattr(self, "hung", False))
+            grace = TERM_GRACE_S if server.frozen and not known_hung else 0.0
+            await asyncio.sleep(self.STOP_S + grace)
+            server.die()
             self.device.check(f"{self.name} stopped")
 
     async def sleep(self, client: httpx.AsyncClient, level: int) -> None:
         """Sleep: keep the declared remains, more with ``keeps_more``, or fail."""
         del client, level
         outcome = self.script.sleeps.pop(0) if self.script.sleeps else "ok"
+        if outcome != "ok":
+            self.events.append((self._now(), f"sleep {outcome}"))
         server = self._serving("sleep")
         await asyncio.sleep(self.SLEEP_S)
+        if not await server.until_running(CALL_TIMEOUT_S) and server.alive:
+            raise BackendError(f"{self.name}: POST /sleep failed: ReadTimeout")
         if outcome == "fail" or not server.alive:
             raise BackendError(f"{self.name}: POST /sleep answered 500")
         keeps = self.sleep_keeps * 3 if outcome == "keeps_more" else self.sleep_keeps
@@ -363,8 +480,12 @@ class FakeBackend(ProcessBackend):
         """Wake: hold the whole footprint again, or fail (the server stays asleep)."""
         del client, level
         succeeds = self.script.wakes.pop(0) if self.script.wakes else True
+        if not succeeds:
+            self.events.append((self._now(), "wake fail"))
         server = self._serving("wake")
         await asyncio.sleep(self.WAKE_S)
+        if not await server.until_running(CALL_TIMEOUT_S) and server.alive:
+            raise BackendError(f"{self.name}: POST /wake_up failed: ReadTimeout")
         if not succeeds or not server.alive:
             raise BackendError(f"{self.name}: POST /wake_up answered 500")
         server.sleeping = False
@@ -376,22 +497,44 @@ class FakeBackend(ProcessBackend):
         return self.server
 
     async def healthy(self, client: httpx.AsyncClient, timeout_s: float = 5.0) -> bool:
-        """Whether the fake server answers a health check: while it lives."""
-        del client, timeout_s
-        return self.server is not None and self.server.alive
+        """Whether the server answers its health check within ``timeout_s`` (a frozen one
+        does not: the check times out)."""
+        del client
+        server = self.server
+        if server is None or not server.alive:
+            return False
+        return await server.until_running(timeout_s)
 
     def run_state(self) -> str:
-        """The process state the kernel would report: ``S`` while it lives."""
-        return "S" if self.server is not None and self.server.alive else ""
+        """The process state the kernel would report: ``T`` frozen, ``S`` running."""
+        server = self.server
+        if server is None or not server.alive:
+            return ""
+        return "T" if server.frozen else "S"
 
     def kill(self) -> bool:
         """The server process dies (OOM killer, a crash); True if one lived."""
         server = self.server
         if server is None or not server.alive:
             return False
-        server.alive = False
-        server.died.set()
+        server.die()
+        self.events.append((self._now(), "killed"))
         return True
+
+    def freeze(self) -> bool:
+        """The server is stopped by a signal (``SIGSTOP``), alive; True if one lived."""
+        if self.server is None or not self.server.freeze():
+            return False
+        self.events.append((self._now(), "frozen"))
+        return True
+
+    def thaw(self) -> bool:
+        """A frozen server runs again (``SIGCONT``); True if one was frozen."""
+        return self.server is not None and self.server.thaw()
+
+    def frozen_during(self, start: float, end: float) -> bool:
+        """Whether a server of this model was frozen at some moment of ``[start, end]``."""
+        return any(server.frozen_during(start, end) for server in self.servers)
 
 
 @dataclass
@@ -422,11 +565,14 @@ class FakeUpstream:
         server = self.device.servers.get(pid)
         if server is None or not server.alive:
             raise httpx.ConnectError("connection refused", request=request)
+        read_s = request.extensions.get("timeout", {}).get("read")
         if request.url.path == "/metrics":  # the proxy's liveness probe: no work counters
+            await self._answering(server, request, read_s)
             return httpx.Response(200, text="fake_server 1\n")
         self.reached.append(
             Reached(request.headers.get("x-test-id", ""), model, self.clock(), server.sleeping)
         )
+        await self._answering(server, request, read_s)
         try:
             body = json.loads(request.content)
         except ValueError:
@@ -441,10 +587,18 @@ class FakeUpstream:
             return httpx.Response(200, headers=headers, stream=_Tokens(server, service_s))
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(server.died.wait(), timeout=float(service_s))
+        await self._answering(server, request, read_s)
         if not server.alive:
             raise httpx.RemoteProtocolError("server disconnected", request=request)
         answer = {"object": "chat.completion", "model": model, "choices": [{"index": 0}]}
         return _answer(200, answer)
+
+    @staticmethod
+    async def _answering(server: FakeServer, request: httpx.Request, read_s: Any) -> None:
+        """Wait while ``server`` is frozen: until it runs or dies, or the client's read
+        timeout passes (then ``httpx.ReadTimeout``, as a real client raises)."""
+        if not await server.until_running(read_s) and server.alive:
+            raise httpx.ReadTimeout("timed out", request=request)
 
 
 class _Tokens(httpx.AsyncByteStream):
@@ -459,6 +613,7 @@ class _Tokens(httpx.AsyncByteStream):
         yield b'data: {"choices": [{"delta": {"content": "hi"}}]}\n\n'
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self.server.died.wait(), timeout=self.service_s)
+        await self.server.until_running(None)  # frozen: the rest waits (no read timeout)
         if not self.server.alive:
             raise httpx.ReadError("server disconnected mid-stream")
         yield b"data: [DONE]\n\n"
@@ -595,7 +750,10 @@ def virtual_gateway(
                 slot.__class__ = TrackedSlot
                 backends[spec.name] = backend
             upstream = FakeUpstream(fake, loop.time)
-            service.client = httpx.AsyncClient(transport=httpx.MockTransport(upstream))
+            # the service's own timeouts (none to read: liveness decides), not httpx's 5 s
+            service.client = httpx.AsyncClient(
+                transport=httpx.MockTransport(upstream), timeout=httpx.Timeout(None, connect=10.0)
+            )
             loop.run_until_complete(service.start())
             gateway = VirtualGateway(loop, service, fake, backends, upstream)
             try:
