@@ -274,6 +274,41 @@ MUTANTS: tuple[Mutant, ...] = (
         ),
     ),
     Mutant(
+        "wake-failure-releases-early",
+        "a failed wake releases the remains before _start stopped the server (state-machine bug 4)",
+        (
+            (
+                "residency.py",
+                '            _log.warning("wake_failed", model=slot.name, error=str(err))\n'
+                "            return False",
+                '            _log.warning("wake_failed", model=slot.name, error=str(err))\n'
+                "            self.ledger.release(slot.name)\n            return False",
+            ),
+        ),
+    ),
+    Mutant(
+        "sleep-calls-unwatched",
+        "a sleep or wake call waits its client timeout on a frozen server (bug 5)",
+        (
+            (
+                "residency.py",
+                "            while limit is not None and not task.done():",
+                "            while False:",
+            ),
+        ),
+    ),
+    Mutant(
+        "sleep-victims-never-stopped",
+        "eviction counts a ready sleep-mode victim only as slept, never stopped (bug 6)",
+        (
+            (
+                "eviction.py",
+                "    if found is None and any(model.held_after for model in others):",
+                "    if False:",
+            ),
+        ),
+    ),
+    Mutant(
         "ensure-ready-without-mutex",
         "a swap does not take the device mutex",
         (

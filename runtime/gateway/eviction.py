@@ -13,8 +13,8 @@ long-idle model that reloads in a second goes before a busy one that takes a min
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 
 # How quickly the chance of reuse fades with idle time: a model idle this long counts half.
 REUSE_HORIZON_S = 60.0
@@ -73,9 +73,43 @@ def evict_for(
         return ()
     if target.held > budget:
         return None
-    if len(others) <= EXACT_SEARCH_LIMIT:
-        return _cheapest_cover(others, need, now)
-    return _greedy_cover(others, need, now)
+    cover = _cheapest_cover if len(others) <= EXACT_SEARCH_LIMIT else _greedy_cover
+    return _slept_or_stopped(cover, others, need, now)
+
+
+Cover = Callable[[Sequence[ResidentModel], int, float], tuple[str, ...] | None]
+
+
+def _slept_or_stopped(
+    cover: Cover, others: Sequence[ResidentModel], need: int, now: float
+) -> tuple[str, ...] | None:
+    """Victims that free ``need`` bytes slept; else stopped (see :func:`sleeping_suffices`).
+
+    A sleep-mode victim slept keeps its remains; stopped, it frees them too. Counted only as
+    slept, a target that fits once one of them stops was refused for as long as they stayed
+    ready (found by the gateway's state machine:
+    ``test_a_model_that_fits_once_a_sleep_mode_victim_stops_is_loaded``).
+    """
+    found = cover(others, need, now)
+    if found is None and any(model.held_after for model in others):
+        found = cover([replace(model, held_after=0) for model in others], need, now)
+    return found
+
+
+def sleeping_suffices(
+    target: ResidentModel, resident: Sequence[ResidentModel], victims: Sequence[str], budget: int
+) -> bool:
+    """Whether ``target`` fits once ``victims`` are slept (keeping their remains).
+
+    False: they must be stopped instead, as :func:`evict_for` chose them for.
+    """
+    chosen = set(victims)
+    kept = sum(
+        model.held_after if model.name in chosen else model.held
+        for model in resident
+        if model.name != target.name
+    )
+    return kept + target.held <= budget
 
 
 def _rank(models: Sequence[ResidentModel], now: float) -> tuple[float, int, float, str]:
@@ -135,10 +169,13 @@ def evict_fifo(
         key=lambda m: (m.loaded_at, m.name),
     )
     used = sum(model.held for model in others) + target.held
-    victims: list[str] = []
-    for model in others:
-        if used <= budget:
-            break
-        victims.append(model.name)
-        used -= model.frees
-    return tuple(victims) if used <= budget else None
+    for stopped in (False, True):  # slept first; stopped if that leaves too little
+        left, victims = used, []
+        for model in others:
+            if left <= budget:
+                break
+            victims.append(model.name)
+            left -= model.held if stopped else model.frees
+        if left <= budget:
+            return tuple(victims)
+    return None

@@ -11,16 +11,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Callable
-from typing import NoReturn
+from collections.abc import Callable, Coroutine
+from typing import Any, NoReturn
 
 import httpx
 
-from runtime.gateway.backends import ProcessBackend
+from runtime.gateway.backends import BackendError, ProcessBackend
 from runtime.gateway.budget import DeviceMark, device_mark, measure_footprint
 from runtime.gateway.config import format_bytes
 from runtime.gateway.errors import ModelUnavailableError
-from runtime.gateway.eviction import ResidentModel, evict_for
+from runtime.gateway.eviction import ResidentModel, evict_for, sleeping_suffices
 from runtime.gateway.ledger import BudgetExceededError, MemoryLedger
 from runtime.gateway.metrics import GatewayMetrics
 from runtime.gateway.policies import ModelState
@@ -48,8 +48,12 @@ class Residency:
         device: Device,
         gpu_index: int = 0,
         on_ready: Callable[[ModelSlot], None] | None = None,
+        hung_after_s: float | None = None,
     ) -> None:
         self.slots = slots
+        self.hung_after_s = hung_after_s
+        """A sleep or wake call whose server answers no health check this long is given up
+        (the server is hung: it is then stopped at once, without its TERM grace)."""
         self.ledger = ledger
         self.metrics = metrics
         self.drain_timeout_s = drain_timeout_s
@@ -58,10 +62,11 @@ class Residency:
         self._client = client
         self._on_ready = on_ready
 
-    async def evict(self, victims: list[ModelSlot], *, reason: str) -> None:
+    async def evict(self, victims: list[ModelSlot], *, reason: str, stop: bool = False) -> None:
         """Stop admitting to ``victims``, drain them together, then sleep or stop each.
 
-        A sleeping victim (it keeps some device memory) is stopped: nothing to drain.
+        A sleeping victim (it keeps some device memory) is stopped: nothing to drain. With
+        ``stop`` a sleep-mode victim is stopped too: slept, its remains would leave too little.
         """
         for asleep in [v for v in victims if v.state is ModelState.SLEEPING]:
             await self.stop(asleep, reason)
@@ -78,7 +83,7 @@ class Residency:
             )
         await asyncio.gather(*(self.drain(victim, reason) for victim in victims))
         for victim in victims:
-            if victim.swap == "sleep" and await self.sleep(victim, reason):
+            if victim.swap == "sleep" and not stop and await self.sleep(victim, reason):
                 continue
             await self.stop(victim, reason)
 
@@ -139,7 +144,7 @@ class Residency:
         mark = await self._mark(self.ledger.device.get(slot.name, slot.footprint))
         started = time.monotonic()
         try:
-            await backend.sleep(self._client, slot.sleep_level)
+            await self._watched(backend, backend.sleep(self._client, slot.sleep_level))
         except Exception as err:
             self.ledger.release(slot.name, host=True)
             _log.warning("sleep_failed", model=slot.name, error=str(err))
@@ -162,6 +167,45 @@ class Residency:
             seconds=round(seconds, 3),
         )
         return True
+
+    async def _watched(self, backend: ProcessBackend, call: Coroutine[Any, Any, None]) -> None:
+        """Run a sleep or wake ``call`` while probing the server's health beside it.
+
+        Both run under the device mutex, and a frozen (SIGSTOP) or deadlocked server answers
+        neither: the call would wait out its client timeout (minutes) and the stop its TERM
+        grace while every other model's requests waited, cut for no progress (found by the
+        state machine: ``test_a_frozen_victim_does_not_hold_the_device_for_its_sleep_timeout``).
+        A server that sleeps or wakes still answers ``/health``, so no answer for
+        ``hung_after_s`` gives the call up (``BackendError``), the server marked hung.
+        """
+        task = asyncio.ensure_future(call)
+        limit = self.hung_after_s
+        probe: asyncio.Future[bool] | None = None
+        try:
+            answered = time.monotonic()
+            while limit is not None and not task.done():
+                started = time.monotonic()
+                probe = asyncio.ensure_future(backend.healthy(self._client, min(5.0, limit / 2)))
+                await asyncio.wait({task, probe}, return_when=asyncio.FIRST_COMPLETED)
+                if task.done():
+                    break
+                if not probe.exception() and probe.result():
+                    answered = started
+                elif time.monotonic() - answered >= limit:
+                    backend.hung = True
+                    raise BackendError(
+                        f"{backend.name}: its server answered no health check for "
+                        f"{time.monotonic() - answered:.0f} s (process state "
+                        f"{backend.run_state() or 'unknown'}): hung"
+                    )
+                await asyncio.wait({task}, timeout=min(1.0, limit / 4))  # a refusal is quick
+            await task
+        finally:
+            for pending in (task, probe):
+                if pending is not None and not pending.done():
+                    pending.cancel()
+                    with contextlib.suppress(BaseException):
+                        await pending
 
     async def _mark(self, held: int) -> DeviceMark | None:
         """On CUDA, the device's used bytes before a load or sleep (see ``gpu_bytes``)."""
@@ -259,10 +303,14 @@ class Residency:
         slot.state = ModelState.STARTING
         started = time.monotonic()
         try:
-            await backend.wake(self._client, slot.sleep_level)
+            await self._watched(backend, backend.wake(self._client, slot.sleep_level))
         except Exception as err:
+            # Its server still holds its remains (or more: a wake may fail half-way): the
+            # bytes stay reserved until ``_start`` has stopped it. Released here, the ledger
+            # counted less than the device held for the stop's length, a TERM grace when the
+            # server is frozen (found by the state machine:
+            # ``test_a_failed_wake_keeps_the_remains_counted_until_the_server_stopped``).
             _log.warning("wake_failed", model=slot.name, error=str(err))
-            self.ledger.release(slot.name)
             return False
         seconds = time.monotonic() - started
         self.ledger.release(slot.name, host=True)
@@ -335,10 +383,13 @@ class Residency:
                 slot.footprint = measured
                 self.ledger.resize(slot.name, measured)
                 return
-            victims = self._victims_for(slot, measured)
-            if victims is None:
+            found = self._victims_for(slot, measured)
+            if found is None:
                 break
-            await self.evict([self.slots[name] for name in victims], reason=f"{slot.name} measured")
+            victims, stop = found
+            await self.evict(
+                [self.slots[name] for name in victims], reason=f"{slot.name} measured", stop=stop
+            )
         error = RuntimeError(
             f"its server holds {format_bytes(measured)} after loading, more than its "
             f"declared footprint of {format_bytes(slot.footprint)} and more than the "
@@ -346,12 +397,15 @@ class Residency:
         )
         await self._start_failed(slot, error, seconds)
 
-    def _victims_for(self, slot: ModelSlot, measured: int) -> tuple[str, ...] | None:
-        """What to evict so ``slot`` fits at its ``measured`` size; None if nothing can.
+    def _victims_for(self, slot: ModelSlot, measured: int) -> tuple[tuple[str, ...], bool] | None:
+        """What to evict so ``slot`` fits at its ``measured`` size, and whether to stop them.
+
+        None if nothing can make room. They are stopped rather than slept when their remains
+        would leave too little (:func:`sleeping_suffices`).
 
         Counted as the swap scheduler counts: a sleep-mode victim keeps its remains on the
-        device (``held_after``), and a sleeping model that holds bytes is a candidate too. Counting
-        each victim's whole footprint as freed, a slept victim's remains broke the budget
+        device (``held_after``), and a sleeping model that holds bytes is a candidate too.
+        Counting each victim's whole footprint as freed, a slept victim's remains broke the budget
         when the larger figure went into the ledger (found by the state machine:
         ``test_a_larger_load_does_not_break_the_budget_when_its_victim_sleeps``); the caller
         also checks again after each round, as a victim may keep more than expected.
@@ -374,7 +428,11 @@ class Residency:
         movable = {model.name for model in resident} | {slot.name}
         pinned = sum(n for name, n in self.ledger.device.items() if name not in movable)
         budget = self.ledger.device_budget - pinned
-        return evict_for(ResidentModel(slot.name, measured), resident, budget, time.monotonic())
+        target = ResidentModel(slot.name, measured)
+        victims = evict_for(target, resident, budget, time.monotonic())
+        if victims is None:
+            return None
+        return victims, not sleeping_suffices(target, resident, victims, budget)
 
     async def _start_failed(self, slot: ModelSlot, err: Exception, seconds: float) -> NoReturn:
         if isinstance(slot.backend, ProcessBackend):

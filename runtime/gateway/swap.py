@@ -36,6 +36,7 @@ from runtime.gateway.errors import (
     QueueFullError,
     UnknownModelError,
 )
+from runtime.gateway.eviction import sleeping_suffices
 from runtime.gateway.ledger import MemoryLedger
 from runtime.gateway.metrics import GatewayMetrics
 from runtime.gateway.policies import DeviceView, ModelState, SchedulingPolicy
@@ -82,6 +83,7 @@ class SwapScheduler:
             device=device,
             gpu_index=gpu_index,
             on_ready=self._on_idle,
+            hung_after_s=scheduling.hung_after_s,
         )
         self._client = client
         self._answered: dict[str, float] = {}
@@ -388,7 +390,8 @@ class SwapScheduler:
             # second round stops sleeping ones. Rounds are few: each frees or stops models.
             for _ in range(_EVICTION_ROUNDS):
                 now = time.monotonic()
-                victims = self.policy.victims(slot.view(now), self.view(now), now)
+                target, view = slot.view(now), self.view(now)
+                victims = self.policy.victims(target, view, now)
                 if victims is None:
                     raise ModelUnavailableError(
                         f"model {slot.name} needs {slot.footprint} bytes; the budget is "
@@ -396,8 +399,13 @@ class SwapScheduler:
                     )
                 if not victims:
                     break
+                # Victims chosen for what they free stopped are stopped, not slept.
+                resident = [m.as_resident() for m in view.resident()]
+                stop = not sleeping_suffices(
+                    target.as_resident(loaded=True), resident, victims, view.budget
+                )
                 chosen = [self.slots[name] for name in victims]
-                await self.residency.evict(chosen, reason=f"make room for {slot.name}")
+                await self.residency.evict(chosen, reason=f"make room for {slot.name}", stop=stop)
             await self.residency.bring_up(slot)
 
     async def unload(self, name: str) -> ModelState:

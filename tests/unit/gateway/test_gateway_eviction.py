@@ -8,6 +8,7 @@ from runtime.gateway.eviction import (
     evict_fifo,
     evict_for,
     eviction_cost,
+    sleeping_suffices,
 )
 
 GB = 10**9
@@ -119,8 +120,12 @@ def test_what_a_sleeping_victim_keeps_is_not_freed() -> None:
     # Counting warm's whole 4 GB, warm alone (cheap to bring back) would do; it frees 1 GB.
     assert evict_for(target, [warm, cold], 7 * GB, NOW) == ("cold",)
     assert evict_for(target, [warm, cold], 6 * GB, NOW) == ("warm", "cold")
-    assert evict_for(target, [warm], 4 * GB, NOW) is None  # 3 GB stay: never enough
-    assert evict_fifo(target, [warm], 4 * GB, NOW) is None
+    # Slept, warm keeps 3 GB: never enough. Stopped, it frees all 4: it is chosen, to stop.
+    assert evict_for(target, [warm], 4 * GB, NOW) == ("warm",)
+    assert evict_fifo(target, [warm], 4 * GB, NOW) == ("warm",)
+    assert not sleeping_suffices(target, [warm], ("warm",), 4 * GB)
+    assert sleeping_suffices(target, [warm, cold], ("warm", "cold"), 6 * GB)
+    assert evict_for(target, [warm], 2 * GB, NOW) is None  # the target alone is too big
     many = [ResidentModel(f"m{i}", GB, held_after=GB // 2) for i in range(EXACT_SEARCH_LIMIT + 2)]
     greedy = evict_for(model("t", 2), many, (EXACT_SEARCH_LIMIT + 2) * GB, NOW)
     assert greedy is not None and len(greedy) == 4  # half a GB each for the 2 GB needed

@@ -161,25 +161,12 @@ EPS = 1e-6
 TTL_TAIL_S = 40.0
 """At the end, time enough for the longest idle TTL (30 s) and then the sleep TTL (8 s)."""
 
-KNOWN_BUGS: frozenset[str] = frozenset(
-    {"wake_failure_releases_early", "hung_swap_blocks", "sleep_victim_never_stopped"}
-)
-"""Bugs the machine excuses (each has an ``xfail(strict=True)`` replay below):
-
-- ``wake_failure_releases_early``: a wake that fails releases the sleeping server's whole
-  reservation, remains included, and only then ``_start`` stops that server: for the stop's
-  length (the TERM grace if it is frozen) the ledger counts less than the device holds;
-- ``hung_swap_blocks``: a sleep-mode server that freezes after ``hung_after_s`` can find it
-  ready is slept (or woken) under the device mutex, and the call waits out its client timeout
-  (120 s) and the stop its TERM grace: every other model's queued requests are cut for no
-  progress meanwhile;
-- ``sleep_victim_never_stopped``: eviction counts a ready sleep-mode model only as sleeping
-  (freeing its footprint less its expected remains), never as stopped: when what the ready
-  sleep-mode models would keep asleep plus the target is over the budget, the target is
-  refused at once ("needs N bytes; the budget is M", 503) for as long as they stay ready,
-  though stopping one would make room. Here it takes a load measured larger than declared
-  (or a lagging NVML reading); on a real GPU, vLLM's remains of a GiB or more per model.
-"""
+KNOWN_BUGS: frozenset[str] = frozenset()
+"""Bugs the machine excuses, each by name where an invariant would fail, and each with an
+``xfail(strict=True)`` replay that runs with no excuse. None now: the three the machine found
+in session 20 (a failed wake released its remains early, a frozen victim held the device for
+its sleep call's timeout, a sleep-mode victim was never stopped to make room) are fixed, and
+their replays are the tests of the fixes."""
 
 _ids = itertools.count(1)
 
@@ -202,8 +189,6 @@ class Call:
     left: bool = False
     """Its client left (``disconnect``, or a stream read only to its first chunk)."""
     explained: str | None = None
-    sleepers_blocked: bool = False
-    """When it ended, the ready sleep-mode models' remains and its model did not fit."""
 
 
 def wait_bound(max_wait_s: float, drain_s: float, calls: int, freezes: int = 0) -> float:
@@ -540,7 +525,6 @@ class GatewayMachine(RuleBasedStateMachine):
     def _ended(self, call: Call, task: asyncio.Task[tuple[int, str]]) -> None:
         assert call.ended is None, f"{call.id} ended twice"
         call.ended = self.g.now
-        call.sleepers_blocked = self._sleep_victims_block(call.model)
         if task.cancelled():
             call.status, call.reason = 499, "cancelled"
         else:
@@ -566,7 +550,7 @@ class GatewayMachine(RuleBasedStateMachine):
             declared = server.declared_asleep if server.sleeping else server.declared
             known = min(server.holds, declared)
             reserved = ledger.device.get(server.model, 0)
-            if known <= reserved or self._early_release_excused(server.model, server.sleeping):
+            if known <= reserved:
                 continue
             slot = self.g.service.slots[server.model]
             self.disagreements.append(
@@ -575,16 +559,6 @@ class GatewayMachine(RuleBasedStateMachine):
                 f"counts {reserved // MB} MB"
             )
 
-    def _early_release_excused(self, model: str, sleeping: bool) -> bool:
-        """Known bug ``wake_failure_releases_early``: the window between a failed wake's
-        release and ``_start``'s stop of the still-sleeping server (the model ``starting``)."""
-        slot = self.g.service.slots[model]
-        return (
-            "wake_failure_releases_early" in self.known_bugs
-            and sleeping
-            and slot.state is ModelState.STARTING
-        )
-
     def _faulted(self, model: str, start: float, end: float) -> list[str]:
         """The faults of ``model``'s servers from ``FAULT_SLACK_S`` before ``start`` to ``end``."""
         backend = self.g.backends[model]
@@ -592,11 +566,6 @@ class GatewayMachine(RuleBasedStateMachine):
         if backend.frozen_during(start, end):
             faults.append("frozen")
         return faults
-
-    def _frozen_elsewhere(self, model: str, start: float, end: float) -> bool:
-        return any(
-            b.frozen_during(start, end) for name, b in self.g.backends.items() if name != model
-        )
 
     def _explain(self, call: Call) -> str | None:  # noqa: C901 - one case per outcome
         """Why ``call`` ended as it did, from its model's history; None: nothing explains it."""
@@ -623,8 +592,6 @@ class GatewayMachine(RuleBasedStateMachine):
         if status == 504 and "the gateway made no progress" in reason:
             if frozen:
                 return "its server was frozen"
-            if "hung_swap_blocks" in self.known_bugs and self._frozen_elsewhere(model, start, end):
-                return "known bug hung_swap_blocks: another model's frozen server held the device"
             return None
         if status == 503 and "drain timeout" in reason:
             drained = self._stopping_since(model, end)
@@ -642,25 +609,8 @@ class GatewayMachine(RuleBasedStateMachine):
         if status == 503 and ("cannot be loaded" in reason or "the budget is" in reason):
             if self.nvml_faulted_at is not None and self.nvml_faulted_at <= end:
                 return "NVML failed or lagged: sizes were unknown"
-            if (
-                "sleep_victim_never_stopped" in self.known_bugs
-                and "the budget is" in reason
-                and call.sleepers_blocked
-            ):
-                return "known bug sleep_victim_never_stopped"
             return None
         return None
-
-    def _sleep_victims_block(self, model: str) -> bool:
-        """Known bug ``sleep_victim_never_stopped``: what the ready sleep-mode models would
-        keep asleep and ``model`` do not fit together (stopping some of them would fit)."""
-        slots, budget = self.g.service.slots, self.g.service.ledger.device_budget
-        kept = sum(
-            slot.sleep_device_expected
-            for name, slot in slots.items()
-            if name != model and slot.swap == "sleep" and slot.state is ModelState.READY
-        )
-        return kept + slots[model].footprint > budget
 
     def _stopping_since(self, model: str, end: float) -> float | None:
         """When ``model`` last began to stop (its drain) at or before ``end``."""
@@ -1104,20 +1054,11 @@ def test_a_larger_load_does_not_break_the_budget_when_its_victim_sleeps() -> Non
     )
 
 
-# -- known bugs: replays with no excuse, failing until the bug is fixed ------------------
-
-
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="known bug wake_failure_releases_early: Residency._wake releases a sleeping "
-    "model's whole reservation when its wake fails, before _start stops the still-sleeping "
-    "server: for the stop (0.05 s here, a TERM grace for a frozen server) the ledger counts "
-    "0 MB of b's 100 MB",
-)
 def test_a_failed_wake_keeps_the_remains_counted_until_the_server_stopped() -> None:
     """b sleeps keeping 100 MB; its wake fails; the gateway must stop that server before it
-    releases the 100 MB (then start a fresh one), as every other path does."""
+    releases the 100 MB (then start a fresh one), as every other path does. It released them
+    first: for the stop (a TERM grace for a frozen server) the ledger counted 0 MB of b's 100
+    (fixed: ``Residency._wake`` keeps them reserved; ``_start`` stops, then releases)."""
     replay(
         QUIET,
         ("load", {"model": "b"}),
@@ -1131,18 +1072,37 @@ def test_a_failed_wake_keeps_the_remains_counted_until_the_server_stopped() -> N
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="known bug hung_swap_blocks: b froze 1 s after it was ready; the swap to a slept "
-    "it before the watchdog could find it hung (hung_after_s, ready models only): the sleep "
-    "call waited its 120 s client timeout and the stop its 10 s TERM grace under the device "
-    "mutex, and a's request, queued, was cut at the idle limit (504, 'the gateway made no "
-    "progress for 20 s')",
-)
+def test_a_model_that_fits_once_a_sleep_mode_victim_stops_is_loaded() -> None:
+    """b ready (500 MB), expected to keep 300 MB asleep; a needs 900 MB of 1000: b must be
+    stopped, not slept, and a served. Eviction counted a ready sleep-mode victim only as
+    slept, and a was refused at once (503 'model a needs 900000000 bytes; the budget is
+    1000000000 bytes') for as long as b stayed ready (fixed: ``evict_for`` falls back to
+    stopping victims, and ``sleeping_suffices`` tells the scheduler to stop them)."""
+    replay(
+        {**QUIET, "max_queue": 8},
+        ("script_sleep", {"model": "b", "outcome": "keeps_more"}),
+        ("load", {"model": "b"}),
+        ("advance", {"seconds": 2.0}),
+        ("script_load", {"model": "a", "outcome": "larger", "seconds": 0.1}),
+        ("load", {"model": "a"}),
+        ("advance", {"seconds": 3.0}),
+        ("load", {"model": "b"}),
+        ("advance", {"seconds": 3.0}),
+        ("request", {"model": "a", "service_s": 0.05, "deadline_s": None, "stream": "no"}),
+        ("advance", {"seconds": 3.0}),
+        excuse=frozenset(),
+    )
+
+
 def test_a_frozen_victim_does_not_hold_the_device_for_its_sleep_timeout() -> None:
     """A request for a, patient (no deadline), must be served once b, frozen, is got rid of
-    (it is alive but answers nothing: it cannot be slept; kill it and load a)."""
+    (it is alive but answers nothing: it cannot be slept; kill it and load a). b froze 1 s
+    after it was ready; the swap to a slept it before the watchdog could find it hung (ready
+    models only): the sleep call waited its 120 s client timeout and the stop its 10 s TERM
+    grace under the device mutex, and a's request was cut at the idle limit (504, 'the
+    gateway made no progress for 20 s'). Fixed: ``Residency._watched`` probes the server's
+    health beside a sleep or wake call and gives it up after ``hung_after_s``; the hung
+    server is killed without its grace."""
     replay(
         QUIET,
         ("load", {"model": "b"}),
@@ -1166,31 +1126,4 @@ def test_a_frozen_model_fails_only_its_own_requests() -> None:
         ("request", {"model": "a", "service_s": 0.05, "deadline_s": None, "stream": "no"}),
         ("request", {"model": "b", "service_s": 0.05, "deadline_s": None, "stream": "no"}),
         *[("advance", {"seconds": 10.0})] * 4,
-    )
-
-
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="known bug sleep_victim_never_stopped: a came back 900 MB (declared 600) and b "
-    "keeps 300 MB asleep (declared 100); with b ready, a request for a is refused at once "
-    "(503 'model a needs 900000000 bytes; the budget is 1000000000 bytes'), though stopping "
-    "b would leave room: eviction counts a ready sleep-mode victim only as sleeping",
-)
-def test_a_model_that_fits_once_a_sleep_mode_victim_stops_is_loaded() -> None:
-    """b ready (500 MB), expected to keep 300 MB asleep; a needs 900 MB of 1000: b must be
-    stopped, not slept, and a served."""
-    replay(
-        {**QUIET, "max_queue": 8},
-        ("script_sleep", {"model": "b", "outcome": "keeps_more"}),
-        ("load", {"model": "b"}),
-        ("advance", {"seconds": 2.0}),
-        ("script_load", {"model": "a", "outcome": "larger", "seconds": 0.1}),
-        ("load", {"model": "a"}),
-        ("advance", {"seconds": 3.0}),
-        ("load", {"model": "b"}),
-        ("advance", {"seconds": 3.0}),
-        ("request", {"model": "a", "service_s": 0.05, "deadline_s": None, "stream": "no"}),
-        ("advance", {"seconds": 3.0}),
-        excuse=frozenset(),
     )
