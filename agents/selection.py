@@ -21,7 +21,17 @@ Pure functions of the execution results (no I/O), so every rule is unit-tested o
   the one that crashes on fewer probes (an IndexError on an input varied from a check's is
   a bug, not a refusal), then to the greedy
   candidate, then to the earlier one, so a later revision replaces the best so far only when
-  it passes more;
+  it passes more. Two kinds of candidate rank after every other of the same score, whatever
+  else they have: one that never returned (it raised on every check and every probe, and
+  passed nothing: :func:`never_returned`) and one that returned the same value on every call
+  where the checks expect different ones (:func:`constant`): such code does nothing with its
+  input, and two of them agree with each other, or with the many answers that are the same
+  by chance, more than a right candidate does. Among the rest, after crashes and before the
+  greedy, the candidate that calls more of the project's own functions (:func:`project_calls`,
+  a task over a project asks for its helpers) goes first. Replayed offline on the recorded
+  candidates of three project-set evals (40 tasks each), the two demotions and the project
+  tie-break chose right on 2 more tasks in two of them (08, 22; 03, 20) and lost none; on the
+  context-free evals' 1,000 choices they lost none;
 - whether to revise: only when the best fails a check that some evidence supports (a stated
   example, or a writer's check that another candidate passes), with those failures as the
   concrete feedback;
@@ -31,12 +41,14 @@ Pure functions of the execution results (no I/O), so every rule is unit-tested o
 
 from __future__ import annotations
 
-from collections.abc import Collection, Hashable, Sequence
+import ast
+from collections.abc import Collection, Container, Hashable, Sequence
 from dataclasses import dataclass
 
 from agents.examples import TRUSTED, Check
 from agents.probes import observation, raised
 from tools.check_runner import CandidateRun
+from tools.pysource import parse
 
 STATEMENT_WEIGHT = 3.0
 """Weight of one of the task's own examples against a writer check all candidates pass."""
@@ -82,6 +94,74 @@ class Scored:
     """The candidates' own asserts it passes, each weighed by the share passing it."""
     backed: float = 0.0
     """The writer's checks it passes that are not required but :func:`backed`, by weight."""
+    inert: bool = False
+    """It never returned, or returned one value for every call (:func:`never_returned`,
+    :func:`constant`)."""
+    project: int = 0
+    """The project's own functions it calls (:func:`project_calls`)."""
+
+
+def _calls(run: CandidateRun, observed: Sequence[str]) -> list[str]:
+    """What the inert rules look at: the probes' outcomes, or the checks' without probes.
+
+    A writer's check with a wrong expected value may itself raise (the expected value names
+    nothing), so its verdict says little of what the code returns; the probes call the code
+    alone.
+    """
+    return list(observed) if observed else outcomes(run)
+
+
+def never_returned(run: CandidateRun, observed: Sequence[str] = ()) -> bool:
+    """Whether a gated candidate passed no check and raised on every probe.
+
+    Without probes, on every check's call.
+
+    A candidate that raises the same ``TypeError`` on every call agrees with every other one
+    that does (``TypeError`` is not one of :data:`CRASHES`: a refusal may be meant), and a
+    cluster of them outvoted the one right candidate (project set, ``receipt_line``).
+    """
+    seen = _calls(run, observed)
+    return bool(seen) and not any(run.passed) and all(raised(o) for o in seen)
+
+
+def constant(run: CandidateRun, checks: Sequence[Check], observed: Sequence[str] = ()) -> bool:
+    """Whether it returned one value on every probe while the checks expect several.
+
+    Without probes, on every check's call.
+
+    Code that ignores its input (``return False``) agrees with every candidate on the calls
+    whose answer happens to be that value: two such answers outvoted the right ones
+    (project set, ``is_cancelled``).
+    """
+    expected = {check.expected for check in checks if check.raises is None}
+    seen = _calls(run, observed)
+    return len(expected) > 1 and len(seen) > 1 and len(set(seen)) == 1 and not raised(seen[0])
+
+
+def project_calls(code: str, symbols: Container[str], entry: str = "") -> int:
+    """The distinct functions of the user's project (``symbols``) that ``code`` calls.
+
+    Names it defines itself, and the entry point, do not count. 0 for code that does not
+    parse.
+    """
+    try:
+        tree = parse(code)
+    except (SyntaxError, ValueError):
+        return 0
+    own = {
+        node.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+    }
+    called: set[str] = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
+        if isinstance(name, str) and name in symbols and name not in own and name != entry:
+            called.add(name)
+    return len(called)
 
 
 def support(checks: Sequence[Check], runs: Sequence[CandidateRun]) -> list[float]:
@@ -214,6 +294,7 @@ def rank(
     observed: Sequence[Sequence[str]] = (),
     voters: Sequence[Hashable] | None = None,
     peers: Sequence[Sequence[bool]] = (),
+    project: Sequence[int] = (),
 ) -> list[Scored]:
     """Candidates that passed the gate, best first (see the module's rules).
 
@@ -221,6 +302,7 @@ def rank(
     ``observed``: each run's probe outcomes (:func:`agents.probes.observation`), or nothing.
     ``voters``: who is independent evidence of whom (:func:`agreement`).
     ``peers``: each run's verdicts on the candidates' own asserts (:func:`peer_scores`).
+    ``project``: the project's functions each calls (:func:`project_calls`), or nothing.
     """
     shares = support(checks, runs)
     must = set(_required(checks, shares))
@@ -238,8 +320,11 @@ def rank(
             failed=len(run.verdicts) - sum(run.passed),
             peer=round(peer[i], 6),
             backed=round(sum(shares[k] for k in extra if run.verdicts[k].ok), 6),
+            inert=never_returned(run, seen) or constant(run, checks, seen),
+            project=project[i] if i < len(project) else 0,
         )
         for i, run in enumerate(runs)
+        for seen in [observed[i] if i < len(observed) else ()]
         if not run.gate
     ]
     return sorted(
@@ -247,10 +332,12 @@ def rank(
         key=lambda s: (
             s.index in blocked,
             -s.score,
+            s.inert,
             -s.backed,
             -s.peer,
             -s.agreement,
             s.crashes,
+            -s.project,
             not greedy[s.index],
             s.index,
         ),

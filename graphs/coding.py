@@ -31,6 +31,7 @@ from agents.repair import add_missing_imports, without_echo
 from agents.selection import (
     crashed_only,
     disagree,
+    project_calls,
     rank,
     required,
     support,
@@ -657,7 +658,9 @@ async def run_tests(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     greedy = [c.greedy for c in done]
     observed = [c.observed for c in done]
     peers = [c.peers for c in done]
-    ranking = rank(checks, runs, greedy, set(state.blocked), observed, voters, peers)
+    entry = state.entry.name if state.entry is not None else ""
+    calls = [project_calls(c.code, state.project_symbols, entry) for c in done]
+    ranking = rank(checks, runs, greedy, set(state.blocked), observed, voters, peers, calls)
     must: list[int] = []
     failing: list[int] = []
     search = False

@@ -3,7 +3,17 @@
 from __future__ import annotations
 
 from agents.examples import Check, EntryPoint, entry_point_of, statement_checks
-from agents.selection import agreement, backed, crashes, rank, required, supported_failures
+from agents.selection import (
+    agreement,
+    backed,
+    constant,
+    crashes,
+    never_returned,
+    project_calls,
+    rank,
+    required,
+    supported_failures,
+)
 from tools.check_runner import CandidateRun, Verdict, gate, run_checks
 from tools.evidence import bandit_scan, large_call
 
@@ -197,6 +207,73 @@ def test_a_tie_left_by_agreement_goes_to_the_candidate_that_crashes_less() -> No
     assert crashes(observed[0]) == 3 and crashes(observed[1]) == 0
     assert rank(checks, runs, [True, False], (), observed)[0].index == 1
     assert rank(checks, runs, [True, False])[0].index == 0  # no probes: the greedy one
+
+
+def test_candidates_that_raise_on_every_call_do_not_outvote_the_one_that_returns() -> None:
+    # receipt_line, as seen (project set): the writer's checks were wrong, so every candidate
+    # failed them; three raised TypeError on every call (not a crash: a refusal may be meant)
+    # and agreed with each other on all of them, and the one right candidate agreed with
+    # nobody: it lost on agreement
+    checks = [Check("receipt_line('tea', 1250)", "'tea 12,50'", "writer")] * 2
+    typed = CandidateRun("", (Verdict(False, "", "TypeError: x"),) * 2)
+    right = CandidateRun("", (Verdict(False, "'tea     12,50'"),) * 2)
+    observed = [["raised TypeError"] * 4, ["'a 0,01'", "'b 1,00'", "''", "'c 2,00'"]]
+    runs, greedy = [typed, right, typed, typed], [True, False, False, False]
+    seen = [observed[0], observed[1], observed[0], observed[0]]
+    assert never_returned(typed, observed[0]) and not never_returned(right, observed[1])
+    assert rank(checks, runs, greedy, (), seen)[0].index == 1
+    # without the rule they win on agreement (the right one agrees with nobody)
+    assert agreement(runs, seen)[0] > agreement(runs, seen)[1]
+    # a candidate that passes a check returned something, whatever its probes did
+    assert not never_returned(CandidateRun("", (Verdict(True, "1"),)), ["raised TypeError"])
+
+
+def test_a_constant_answer_does_not_win_by_agreeing_with_the_common_value() -> None:
+    # is_cancelled, as seen: most orders are not cancelled, so `return False` agreed with
+    # every candidate on most probes; two such candidates outvoted the two right ones
+    checks = [
+        Check("is_cancelled('shop.db', 1001)", "True", "writer"),
+        Check("is_cancelled('shop.db', 1002)", "False", "writer"),
+    ]
+    always = CandidateRun("", (Verdict(False, "False"), Verdict(True, "False")))
+    right = CandidateRun("", (Verdict(False, "False"), Verdict(True, "False")))
+    flat = ["False"] * 6
+    varied = ["False", "True", "False", "False", "False", "False"]
+    assert constant(always, checks, flat) and not constant(right, checks, varied)
+    runs = [always, always, right, right]
+    greedy = [True, False, False, False]
+    observed = [flat, flat, varied, ["False", "True", "False", "False", "False", "True"]]
+    assert rank(checks, runs, greedy, (), observed)[0].index == 2
+    # one expected value, or a single call: a constant answer may well be right
+    assert not constant(always, checks[:1], flat)
+    assert not constant(always, checks, ["False"])
+    # a constant that raises is never_returned's business, not this rule's
+    assert not constant(always, checks, ["raised ValueError"] * 3)
+
+
+def test_a_tie_left_by_everything_else_goes_to_the_candidate_using_the_projects_helpers() -> None:
+    # overtime_label, as seen: every writer check was wrong, no two candidates agreed, and the
+    # greedy one formatted the minutes itself; the one calling the project's
+    # fmt_signed_duration, as the statement asks, was right
+    helpers = {"fmt_signed_duration", "WEEK_HOURS", "parse_hours"}
+    mine = "def overtime_label(m):\n    return f'{m}h'\n"
+    theirs = (
+        "from payroll.fmt import fmt_signed_duration\n"
+        "def overtime_label(m):\n    return 'overtime ' + fmt_signed_duration(m)\n"
+    )
+    own = "def fmt_signed_duration(m):\n    return str(m)\ndef overtime_label(m):\n"
+    own += "    return fmt_signed_duration(m)\n"
+    assert project_calls(mine, helpers) == 0 and project_calls(theirs, helpers) == 1
+    assert project_calls(own, helpers) == 0  # its own copy of the helper is not the project's
+    assert project_calls("payroll.fmt.fmt_signed_duration(3)", helpers) == 1
+    assert project_calls("def f(:", helpers) == 0
+    checks = [Check("overtime_label(90)", "90", "writer")]
+    runs = [
+        CandidateRun("", (Verdict(False, "'90h'"),)),
+        CandidateRun("", (Verdict(False, "'x'"),)),
+    ]
+    assert rank(checks, runs, [True, False])[0].index == 0
+    assert rank(checks, runs, [True, False], project=[0, 1])[0].index == 1
 
 
 def test_probes_break_a_tie_the_checks_leave() -> None:
