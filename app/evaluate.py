@@ -26,12 +26,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import re
 import statistics
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field, replace
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -556,6 +557,7 @@ async def evaluate(
     options: EvalOptions = EvalOptions(),
     *,
     progress: ProgressFn | None = None,
+    done: Mapping[tuple[str, str], ArmResult] | None = None,
 ) -> dict[str, Any]:
     """Run each arm over every task (``concurrency`` tasks at a time); results and summary.
 
@@ -563,14 +565,16 @@ async def evaluate(
     competes with the other for the device. The summary's ``prefix_cache`` gives vLLM's
     prefix-cache hit rate per arm and over the arms together (None where the endpoint shows
     no vLLM metrics).
+
+    ``done``: results kept from an earlier, stopped evaluation, by (arm, task name)
+    (:class:`ResultLog`); those arms do not run again on those tasks and ``progress`` is not
+    called for them. An arm's ``wall_s`` and the cache figures cover what ran this time.
     """
+    done = done or {}
     if options.concurrency < 1:
         raise ValueError(f"concurrency must be at least 1, not {options.concurrency}")
     gate = asyncio.Semaphore(options.concurrency)
-    results = {
-        t.name: TaskResult(t.name, t.split, length=statement_length(t.statement), kind=t.kind)
-        for t in tasks
-    }
+    results = _task_results(tasks, options.arms, done)
     runners = {
         "swarm": swarm_arm,
         "plain": plain_arm,
@@ -595,14 +599,16 @@ async def evaluate(
     caching: dict[str, dict[str, Any] | None] = {}
     swapped: dict[str, dict[str, float] | None] = {}
     warmed: dict[str, float] = {}
-    if context.warm_up:
+    if context.warm_up and any((arm, t.name) not in done for arm in options.arms for t in tasks):
         # As a server that has been up a while: every grammar compiled before the first task.
         warmed = await warm_up(context)
         context = replace(context, warm_up=False)
     for arm in options.arms:
-        chosen = [t for t in tasks if t.workspace or arm not in PROJECT_ARMS]
+        # plain+files on a set without projects: the plain arm already ran; and an arm
+        # that did every task before has nothing to run
+        chosen = [t for t in _arm_tasks(tasks, arm) if (arm, t.name) not in done]
         if not chosen:
-            continue  # plain+files on a set without projects: the plain arm already ran
+            continue
         started = time.monotonic()
         before, swaps_before = await counters(), await swaps()
         await asyncio.gather(*(one(arm, task) for task in chosen))
@@ -629,6 +635,142 @@ async def evaluate(
         ],
         "options": asdict(options),
     }
+
+
+PARTIAL_SUFFIX = ".partial.jsonl"
+_PARTIAL_FORMAT = 1
+
+
+def partial_path(out: Path) -> Path:
+    """Where an evaluation writing ``out`` keeps each result as it ends."""
+    return out.with_name(out.name + PARTIAL_SUFFIX)
+
+
+class ResumeMismatchError(ValueError):
+    """The kept results belong to an evaluation with other settings."""
+
+
+class ResultLog:
+    """Each arm's result on each task, appended as it ends: an interrupted eval keeps them.
+
+    JSON lines: a header naming what the results depend on (``identity``: the task set,
+    models, endpoint, revision limit), then one ``{"arm", "task", "result"}`` line per
+    result, flushed and synced as written. A line cut by a kill is ignored when read back.
+    """
+
+    def __init__(self, path: Path, identity: Mapping[str, Any]) -> None:
+        self.path = path
+        self.identity = dict(identity)
+
+    def load(self) -> dict[tuple[str, str], ArmResult]:
+        """The results kept so far ({} when there is no file yet).
+
+        Raises:
+            ResumeMismatchError: the file was written by an evaluation with other settings.
+            TaskSetError: the file is not such a log at all.
+        """
+        try:
+            lines = self.path.read_text("utf-8").splitlines()
+        except FileNotFoundError:
+            return {}
+        except (OSError, UnicodeDecodeError) as err:
+            raise TaskSetError(f"cannot read the kept results {self.path}: {err}") from None
+        rows = [row for row in map(_json_line, lines) if row is not None]
+        if not rows:
+            return {}
+        header = rows[0]
+        if header.get("edgeswarm_eval_partial") != _PARTIAL_FORMAT:
+            raise TaskSetError(
+                f"{self.path} is not a file of kept eval results; move it away or choose "
+                "another --out"
+            )
+        before = header.get("identity")
+        before = before if isinstance(before, dict) else {}
+        changed = [
+            key
+            for key in sorted(set(before) | set(self.identity))
+            if before.get(key) != self.identity.get(key)
+        ]
+        if changed:
+            key = changed[0]
+            raise ResumeMismatchError(
+                f"{self.path} keeps the results of an eval with other settings ({key} was "
+                f"{before.get(key)!r}, now {self.identity.get(key)!r}); run it as before to "
+                "go on, or remove the file (or choose another --out) to start afresh"
+            )
+        known = {f.name for f in fields(ArmResult)}
+        kept: dict[tuple[str, str], ArmResult] = {}
+        for row in rows[1:]:
+            result = row.get("result")
+            if isinstance(result, dict) and {"arm", "task"} <= row.keys():
+                values = {k: v for k, v in result.items() if k in known}
+                kept[(str(row["arm"]), str(row["task"]))] = ArmResult(**values)
+        return kept
+
+    def start(self) -> None:
+        """Create the file with its header, unless it has one.
+
+        A header cut by a kill is written again.
+        """
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            with self.path.open(encoding="utf-8") as file:
+                first = _json_line(file.readline())
+        except FileNotFoundError:
+            first = None
+        if first is not None and first.get("edgeswarm_eval_partial") == _PARTIAL_FORMAT:
+            return
+        self.path.unlink(missing_ok=True)
+        self._append({"edgeswarm_eval_partial": _PARTIAL_FORMAT, "identity": self.identity})
+
+    def append(self, arm: str, task: str, result: ArmResult) -> None:
+        """Keep one result (written and synced before this returns)."""
+        self._append({"arm": arm, "task": task, "result": asdict(result)})
+
+    def remove(self) -> None:
+        """The evaluation finished and its results file is written: the log is not needed."""
+        self.path.unlink(missing_ok=True)
+
+    def _append(self, row: Mapping[str, Any]) -> None:
+        with self.path.open("a", encoding="utf-8") as file:
+            file.write(json.dumps(row) + "\n")
+            file.flush()
+            os.fsync(file.fileno())
+
+
+def _json_line(line: str) -> dict[str, Any] | None:
+    try:
+        row = json.loads(line)
+    except ValueError:
+        return None  # a line cut by a kill, or an empty one
+    return row if isinstance(row, dict) else None
+
+
+def write_json(path: Path, data: Mapping[str, Any]) -> None:
+    """Write ``data`` to ``path`` whole or not at all (a temporary file renamed over it)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(json.dumps(data, indent=2) + "\n", "utf-8")
+    tmp.replace(path)
+
+
+def _task_results(
+    tasks: Sequence[EvalTask], arms: Sequence[str], done: Mapping[tuple[str, str], ArmResult]
+) -> dict[str, TaskResult]:
+    """A result row per task, holding the ``done`` results of ``arms`` already."""
+    results = {
+        t.name: TaskResult(t.name, t.split, length=statement_length(t.statement), kind=t.kind)
+        for t in tasks
+    }
+    for (arm, name), kept in done.items():
+        if arm in arms and name in results:
+            results[name].arms[arm] = kept
+    return results
+
+
+def _arm_tasks(tasks: Sequence[EvalTask], arm: str) -> list[EvalTask]:
+    """The tasks ``arm`` runs on: project arms on project tasks only, the others on all."""
+    return [t for t in tasks if t.workspace or arm not in PROJECT_ARMS]
 
 
 def _arm_summary(done: Sequence[ArmResult], arm: str) -> dict[str, Any]:

@@ -55,8 +55,41 @@ def check_served(base_url: str, model: str, api_key: str | None = None) -> None:
         )
 
 
+def read_task(argument: str, stdin: TextIO) -> str:
+    """The task: ``argument`` itself, or all of ``stdin`` when it is ``-``, as UTF-8 text.
+
+    Raises:
+        InputError: the bytes on stdin are not UTF-8 (a binary file, another encoding).
+    """
+    if argument != "-":
+        return argument
+    raw = getattr(stdin, "buffer", None)
+    if raw is None:  # a text stream without bytes underneath (tests)
+        return stdin.read()
+    data: bytes = raw.read()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise InputError(
+            f"the task on stdin is not UTF-8 text (byte 0x{data[err.start]:02x} at offset "
+            f"{err.start} of {len(data)}); give a text file, e.g. `edgeswarm run - < task.txt`"
+        ) from None
+
+
+def _check_text(task: str) -> None:
+    """Refuse a task that holds undecodable bytes (argv and stdin keep them as surrogates)."""
+    try:
+        task.encode("utf-8")
+    except UnicodeEncodeError as err:
+        raise InputError(
+            f"the task is not UTF-8 text (an undecodable byte at character {err.start}); "
+            "give it as UTF-8 text"
+        ) from None
+
+
 def check_inputs(task: str, workspace: str | None, database: str | None) -> InputState:
     """The graph input, validated: clear errors for a bad task, workspace or database."""
+    _check_text(task)
     try:
         text = validate_task(task)
     except ValueError as err:
@@ -81,8 +114,12 @@ def _check_workspace(path: Path) -> None:
 
 def _check_database(path: Path) -> None:
     """A SQLite file the run can open read-only (checked before the run starts)."""
-    if not path.is_file():
+    if path.is_dir():
+        raise InputError(f"database {path} is a directory, not a SQLite file")
+    if not path.exists():
         raise InputError(f"database {path} does not exist")
+    if not path.is_file():
+        raise InputError(f"database {path} is not a regular file (a SQLite file is needed)")
     try:
         list_schema(path)
     except (SqlError, sqlite3.Error) as err:

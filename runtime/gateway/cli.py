@@ -21,13 +21,16 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import errno
 import os
+import socket
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import uvicorn
+from uvicorn.config import STARTUP_FAILURE
 
 from runtime.gateway.auth import is_loopback
 from runtime.gateway.config import ConfigError, format_bytes, schema_text
@@ -49,6 +52,80 @@ from runtime.settings import LogFormat, Settings, SettingsError, load_settings
 EXIT_OK, EXIT_USAGE, EXIT_ENVIRONMENT = 0, 2, 3
 DEFAULT_PORT = 8100
 GRACEFUL_SHUTDOWN_S = 5
+LOG_LEVELS = ("debug", "info", "warning", "error")
+
+DESCRIPTION = """\
+Serve several models behind one OpenAI-compatible API (/v1), starting, sleeping and stopping
+their servers so that those loaded fit the config's memory budget. One gateway per device on
+this machine. Its status page is /ui, its Prometheus metrics /metrics (docs/gateway.md)."""
+
+EPILOG = """\
+examples:
+  edgeswarm gateway --config gateway.yaml             serve on http://127.0.0.1:8100/v1
+  edgeswarm gateway --config gateway.yaml --port 9000
+  EDGESWARM_GATEWAY_TOKEN=... edgeswarm gateway --config gateway.yaml --host 0.0.0.0
+  edgeswarm gateway --print-schema > gateway.schema.json
+  (an example config: examples/gateway.example.yaml)
+
+Listening beyond loopback needs a bearer token (EDGESWARM_GATEWAY_TOKEN, or the config's
+auth section); every route then requires it.
+
+exit codes:
+  0    stopped by itself (--leases: no live lease left)
+  2    an invalid config or usage (no --config, a bad --port, a non-loopback --host
+       without a token)
+  3    the environment refuses: the port is in use or cannot be listened on, another
+       gateway owns the device, a model is not pulled
+  130  SIGINT (Ctrl-C); 143: SIGTERM (it shuts down gracefully first)"""
+
+
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Descriptions and epilogs kept as written (examples, tables); each default shown.
+
+    An option whose help already names its default, or whose default means "not given"
+    (None, a flag's False, an empty list), is left as written.
+    """
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        default = action.default
+        unset = default is None or default is False or default == [] or default == ""
+        if not action.option_strings or unset or default is argparse.SUPPRESS:
+            return text
+        if "default" in text or "%(default)" in text:
+            return text
+        return f"{text} (default: %(default)s)"
+
+
+def add_settings_options(parser: argparse.ArgumentParser, *, subcommand: bool = False) -> None:
+    """``--env-file``, ``--log-format`` and ``--log-level`` on ``parser``.
+
+    ``subcommand``: the options of a command's own parser, which win over the same options
+    given before the command and leave them alone when not given.
+    """
+    unset: dict[str, Any] = {"default": argparse.SUPPRESS} if subcommand else {}
+    group = parser.add_argument_group("settings (also from EDGESWARM_* variables)")
+    group.add_argument(
+        "--env-file",
+        metavar="FILE",
+        help="settings file (default: ./edgeswarm.env if present; docs/configuration.md)",
+        **unset,
+    )
+    group.add_argument(
+        "--log-format",
+        choices=[f.value for f in LogFormat],
+        help="how stderr shows log events: auto = a quiet terminal on a terminal (warnings, "
+        "one short line each), JSON lines off one; console = the readable log; json = JSON "
+        "lines, also on a terminal (default: auto, or EDGESWARM_LOG_FORMAT)",
+        **unset,
+    )
+    group.add_argument(
+        "--log-level",
+        choices=LOG_LEVELS,
+        help="the lowest level of the events on stderr; log files get every level (default: "
+        "info, or EDGESWARM_LOG_LEVEL; a quiet terminal shows warning and up unless given)",
+        **unset,
+    )
 
 
 def port_number(text: str) -> int:
@@ -66,13 +143,24 @@ def port_number(text: str) -> int:
 
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--config", help="the gateway's YAML config file")
-    parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
-    parser.add_argument("--port", type=port_number, default=DEFAULT_PORT, help="port to listen on")
+    parser.add_argument(
+        "--config",
+        metavar="FILE",
+        help="the gateway's YAML config file (default: none; required unless --print-schema)",
+    )
+    parser.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="address to listen on; any but loopback needs a bearer token",
+    )
+    parser.add_argument(
+        "--port", type=port_number, default=DEFAULT_PORT, help="port to listen on, 1 to 65535"
+    )
     parser.add_argument(
         "--leases",
         metavar="DIR",
-        help="stop once no live process holds a lease file in DIR (the embedded gateway)",
+        help="stop once no live process holds a lease file in DIR, as the embedded gateway "
+        "does (default: none: it serves until stopped)",
     )
     parser.add_argument(
         "--print-schema", action="store_true", help="print the config's JSON schema and exit"
@@ -84,10 +172,12 @@ def add_gateway_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "gateway",
         help="serve several models behind one OpenAI-compatible API, swapping under a budget",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=HelpFormatter,
     )
     _add_arguments(parser)
+    add_settings_options(parser, subcommand=True)
     parser.set_defaults(handler=run_gateway)
     return parser
 
@@ -153,7 +243,90 @@ def _exposed(setup: GatewaySetup, host: str) -> str:
     )
 
 
+def port_holder(port: int) -> str | None:
+    """Which process listens on TCP ``port`` ("pid N (command)"), if /proc says cheaply.
+
+    None when nothing found: another user's process (its fds are not ours to read), another
+    network namespace, or no /proc.
+    """
+    wanted = {f"socket:[{inode}]" for inode in _listening_inodes(port)}
+    if not wanted:
+        return None
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit() and any(target in wanted for target in _fd_targets(entry)):
+            return f"pid {entry.name} ({_command_line(entry)})"
+    return None
+
+
+def _listening_inodes(port: int) -> set[str]:
+    """The socket inodes listening on TCP ``port`` (IPv4 and IPv6), from /proc/net."""
+    inodes: set[str] = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            lines = Path(table).read_text("ascii").splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            fields = line.split()  # local address, remote, state (0A: LISTEN), ..., inode
+            listening = len(fields) > 9 and fields[3] == "0A" and fields[9] != "0"
+            if listening and fields[1].endswith(f":{port:04X}"):
+                inodes.add(fields[9])
+    return inodes
+
+
+def _fd_targets(proc: Path) -> Iterator[str]:
+    """What a process's open file descriptors point at (none readable: none)."""
+    try:
+        fds = list((proc / "fd").iterdir())
+    except OSError:
+        return
+    for fd in fds:
+        try:
+            yield os.readlink(fd)
+        except OSError:
+            continue
+
+
+def _command_line(proc: Path, limit: int = 80) -> str:
+    try:
+        raw = (proc / "cmdline").read_bytes()
+    except OSError:
+        return "?"
+    text = " ".join(raw.replace(b"\0", b" ").decode("utf-8", "replace").split()) or "?"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def listen_problem(host: str, port: int) -> str | None:
+    """Why the gateway could not listen on ``host``:``port`` now; None when it can.
+
+    Binds a socket as uvicorn will (``SO_REUSEADDR``) and closes it at once. A port in use
+    names the process that holds it when it can be found.
+    """
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as err:
+            if err.errno == errno.EADDRINUSE:
+                holder = port_holder(port)
+                by = f" by {holder}" if holder else ""
+                return (
+                    f"port {port} on {host} is already in use{by}; stop that, or choose "
+                    "another --port"
+                )
+            why = err.strerror or str(err)
+            if err.errno == errno.EACCES and port < 1024:
+                why += " (ports under 1024 need privileges; choose --port 1024 or above)"
+            return f"cannot listen on {host}:{port}: {why}"
+    return None
+
+
 def _serve(setup: GatewaySetup, host: str, port: int, leases: Path | None = None) -> int:
+    problem = listen_problem(host, port)  # before the banner: one clear line, not uvicorn's
+    if problem is not None:
+        _err(problem)
+        return EXIT_ENVIRONMENT
     try:
         service = GatewayService(setup)
     except FileNotFoundError as err:
@@ -181,22 +354,29 @@ def _serve(setup: GatewaySetup, host: str, port: int, leases: Path | None = None
         watch.start()
     try:
         asyncio.run(server.serve())
+    except SystemExit as stop:  # uvicorn's own exit when it cannot start: our line instead
+        if server.started or stop.code != STARTUP_FAILURE:
+            raise
     finally:
         if watch is not None:
             watch.stop()
     if not server.started:
-        _err(f"could not serve on {host}:{port} (see the log above)")
+        problem = listen_problem(host, port)
+        _err(problem or f"could not serve on {host}:{port} (see the log above)")
         return EXIT_ENVIRONMENT
     return EXIT_OK
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m runtime.gateway.cli``: the gateway alone, with the settings flags."""
-    parser = argparse.ArgumentParser(prog="edgeswarm gateway", description=__doc__)
-    parser.add_argument("--env-file", help="settings file (default: ./edgeswarm.env if present)")
-    parser.add_argument("--log-format", choices=[f.value for f in LogFormat])
-    parser.add_argument("--log-level", choices=["debug", "info", "warning", "error"])
+    parser = argparse.ArgumentParser(
+        prog="edgeswarm gateway",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=HelpFormatter,
+    )
     _add_arguments(parser)
+    add_settings_options(parser)
     return run_gateway(parser.parse_args(argv))
 
 

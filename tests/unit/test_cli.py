@@ -251,7 +251,9 @@ def test_a_server_that_does_not_answer_is_named_at_once(
     assert code == EXIT_ENVIRONMENT and time.monotonic() - started < 30
     err = capsys.readouterr().err
     assert f"the server at http://127.0.0.1:{closed}/v1 does not answer" in err
-    assert "edgeswarm resume" in err  # the run is recorded: nothing is lost
+    assert "edgeswarm resume" not in err  # checked before a run is recorded: none to resume
+    assert main(["runs"]) == EXIT_OK
+    assert "no runs yet" in capsys.readouterr().out
 
 
 def test_a_task_over_the_size_limit_is_a_usage_error(
