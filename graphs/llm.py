@@ -158,7 +158,9 @@ async def ask(
     if single_attempt:
         first = min(budget or token_budget(schema), policy.max_tokens_cap)
         policy = replace(policy, max_tokens=first, max_tokens_cap=first)
-    async with httpx.AsyncClient(timeout=_CLIENT_TIMEOUT) as http:
+    # The gateway's request log names each call's node (``X-Edgeswarm-Caller``).
+    caller = {"X-Edgeswarm-Caller": f"edgeswarm/{node}"}
+    async with httpx.AsyncClient(timeout=_CLIENT_TIMEOUT, headers=caller) as http:
 
         def chat(model: str, max_tokens: int) -> BaseChatModel:
             return chat_model(
@@ -389,7 +391,8 @@ async def warm_up(
             _log.warning("warm_up_failed", model=model, error=str(err))
         return round(time.monotonic() - start, 3)
 
-    async with httpx.AsyncClient(timeout=_CLIENT_TIMEOUT) as http:
+    warming = {"X-Edgeswarm-Caller": "edgeswarm/warm-up"}
+    async with httpx.AsyncClient(timeout=_CLIENT_TIMEOUT, headers=warming) as http:
         seconds = await asyncio.gather(*(one(role, schema, http) for role, schema in grammars))
     done = {
         f"{role}:{schema.__name__ if schema else 'code'}": s

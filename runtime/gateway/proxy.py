@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import time
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
@@ -240,6 +241,54 @@ def _now() -> float:
 def _root(api_base: str) -> str:
     """A server's root URL from its OpenAI ``/v1`` base."""
     return api_base.rstrip("/").removesuffix("/v1")
+
+
+_EVENT_END = re.compile(rb"\r?\n\r?\n")
+_PROMPT = re.compile(rb'"prompt_tokens"\s*:\s*(\d+)')
+_COMPLETION = re.compile(rb'"completion_tokens"\s*:\s*(\d+)')
+# A key with a non-empty string value; inside a JSON string every quote is escaped, so an
+# answer's text that spells the key never matches.
+_CONTENT = re.compile(rb'"(?:content|text|reasoning_content|reasoning)"\s*:\s*"(?!")')
+_MAX_EVENT_BYTES = 1 << 20
+"""An event longer than this (no blank line yet) is not held: it is counted as it ends."""
+
+
+class StreamTally:
+    """The tokens of a relayed stream of server-sent events, read as its chunks pass.
+
+    ``usage`` is the last event's ``usage`` (vLLM sends it, before ``[DONE]``, when the
+    request asks ``stream_options.include_usage``); without it ``content_events`` (events
+    carrying text: vLLM sends one per token, or a few) estimates the completion tokens.
+    """
+
+    def __init__(self) -> None:
+        self.usage: tuple[int, int] | None = None
+        self.content_events = 0
+        self._pending = b""
+
+    def feed(self, chunk: bytes) -> None:
+        """Read the events that ``chunk`` completes."""
+        events = _EVENT_END.split(self._pending + chunk)
+        self._pending = events.pop()
+        for event in events:
+            self._event(event)
+        if len(self._pending) > _MAX_EVENT_BYTES:
+            self._event(self._pending)
+            self._pending = b""
+
+    def close(self) -> None:
+        """The stream ended: read its last event even without its blank line."""
+        if self._pending.strip():
+            self._event(self._pending)
+        self._pending = b""
+
+    def _event(self, event: bytes) -> None:
+        if b'"usage"' in event:
+            prompt, completion = _PROMPT.findall(event), _COMPLETION.findall(event)
+            if prompt and completion:
+                self.usage = int(prompt[-1]), int(completion[-1])
+        if _CONTENT.search(event):
+            self.content_events += 1
 
 
 def sse_error(error: GatewayError) -> bytes:

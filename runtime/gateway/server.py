@@ -7,8 +7,13 @@
   ``POST /models/{name}/load``, ``POST /models/{name}/unload``, ``GET /models/{name}/progress``
   (whether its requests progress: for clients watching their calls' liveness), ``GET /metrics``
   (Prometheus).
+- ``GET /upstream/{name}/metrics``: the model's own server's ``/metrics`` (vLLM's KV-cache use,
+  running and waiting requests, token counters), relayed while it runs; a scrape never starts
+  it (:func:`backend_metrics`).
 - ``GET /ui``: the live status page (:mod:`runtime.gateway.ui`), ``GET /ui/status`` its data,
   ``/ui/login`` its sign-in form when a token is configured.
+- ``GET /logs``: a record of every request (``?follow=0``: those kept, as JSON lines; else
+  they stream as requests end; :mod:`runtime.gateway.requestlog`).
 
 Errors are OpenAI-style JSON objects; a full queue answers 429 with ``Retry-After``. With a
 token configured every route requires it (:mod:`runtime.gateway.auth`). Before that, every
@@ -28,6 +33,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
+import httpx
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
@@ -36,7 +42,13 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
 from runtime.gateway.auth import LOGIN_PATH, BearerAuth, OriginGuard, trusted_hosts
-from runtime.gateway.errors import BadRequestError, GatewayError
+from runtime.gateway.errors import (
+    BadRequestError,
+    DeadlineExceededError,
+    GatewayError,
+    ModelUnavailableError,
+    UpstreamError,
+)
 from runtime.gateway.limits import (
     BodyLimit,
     ConnectionGuard,
@@ -47,10 +59,24 @@ from runtime.gateway.limits import (
 )
 from runtime.gateway.policies import ModelState
 from runtime.gateway.proxy import error_body
+from runtime.gateway.requestlog import Caller
 from runtime.gateway.service import GatewayService
 from runtime.gateway.ui import StatusPage
 
 PROMETHEUS_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+UPSTREAM_METRICS_TIMEOUT_S = 5.0
+"""How long ``GET /upstream/{name}/metrics`` waits for the model's server."""
+UPSTREAM_METRICS_MAX_BYTES = 16 * 1024 * 1024
+"""The most of a server's ``/metrics`` page relayed (vLLM's is some hundred KiB)."""
+_SCRAPED_STATES = frozenset({ModelState.READY, ModelState.SLEEPING})
+"""States in which a model's server runs and answers ``/metrics`` (vLLM does asleep too)."""
+
+
+class NotManagedError(GatewayError):
+    """The model is a remote backend: its server is not the gateway's to relay."""
+
+    status = 404
+    kind = "not_found"
 
 
 def error_response(error: GatewayError) -> JSONResponse:
@@ -95,6 +121,66 @@ async def _no_route(request: Request, exc: Exception) -> Response:
     return JSONResponse(body, status_code=http.status_code, headers=http.headers)
 
 
+async def backend_metrics(
+    service: GatewayService, name: str, *, timeout_s: float = UPSTREAM_METRICS_TIMEOUT_S
+) -> tuple[bytes, str]:
+    """The ``/metrics`` page of model ``name``'s server, and its content type.
+
+    Read from the server's root (``/metrics`` beside ``/v1``), with the server's own key when
+    it has one (vLLM leaves ``/metrics`` unguarded, but a server started with ``--api-key``
+    may not). The model is not started, woken nor marked used for it.
+
+    Raises:
+        BadRequestError, UnknownModelError: no model of that name (400, 404).
+        NotManagedError: a remote model (404): scrape its server where it runs.
+        ModelUnavailableError: its server is not running now (503).
+        DeadlineExceededError: the server did not answer within ``timeout_s`` (504).
+        UpstreamError: the server failed or answered another status than 200 (502).
+    """
+    slot = service.scheduler.slot(name)
+    backend = slot.backend
+    if not slot.managed:
+        raise NotManagedError(
+            f"model {name!r} is a remote backend: the gateway relays the metrics of the "
+            "servers it runs only; scrape that server where it runs"
+        )
+    state = slot.state
+    if state not in _SCRAPED_STATES or not backend.api_base:
+        raise ModelUnavailableError(
+            f"model {name!r} is {state}: its server is not running, so it has no metrics now "
+            f"(a scrape does not start it; POST /models/{name}/load does)"
+        )
+    headers = {"Authorization": f"Bearer {backend.api_key}"} if backend.api_key else {}
+    url = backend.api_base.removesuffix("/v1") + "/metrics"
+    body = bytearray()
+    try:
+        async with (
+            asyncio.timeout(timeout_s),  # the whole scrape, not each read
+            service.client.stream("GET", url, headers=headers, timeout=timeout_s) as reply,
+        ):
+            if reply.status_code != 200:
+                raise UpstreamError(
+                    f"the server of model {name!r} answered {reply.status_code} on /metrics"
+                )
+            async for chunk in reply.aiter_bytes():
+                body += chunk
+                if len(body) > UPSTREAM_METRICS_MAX_BYTES:
+                    raise UpstreamError(
+                        f"the server of model {name!r} sent a /metrics page over "
+                        f"{UPSTREAM_METRICS_MAX_BYTES} bytes"
+                    )
+            kind = reply.headers.get("content-type", PROMETHEUS_TYPE)
+    except (httpx.TimeoutException, TimeoutError):
+        raise DeadlineExceededError(
+            f"the server of model {name!r} did not answer /metrics within {timeout_s:g} s"
+        ) from None
+    except httpx.HTTPError as err:
+        raise UpstreamError(
+            f"the server of model {name!r} could not be scraped ({type(err).__name__}: {err})"
+        ) from None
+    return bytes(body), kind
+
+
 async def _client_left(request: Request) -> None:
     """Returns when the client disconnects (its body was read: nothing else can arrive)."""
     while (await request.receive())["type"] != "http.disconnect":
@@ -119,8 +205,11 @@ class GatewayRoutes:
             model, stream = _routing(body)
         except GatewayError as err:
             return error_response(err)
+        caller = Caller.of(request.headers, request.client.host if request.client else None)
         forwarding = asyncio.create_task(
-            self.service.forward(model, request.url.path, body, request.headers, stream=stream)
+            self.service.forward(
+                model, request.url.path, body, request.headers, stream=stream, caller=caller
+            )
         )
         leaving = asyncio.create_task(_client_left(request))
         await asyncio.wait({forwarding, leaving}, return_when=asyncio.FIRST_COMPLETED)
@@ -156,8 +245,9 @@ class GatewayRoutes:
     async def load(self, request: Request) -> Response:
         """Make a model resident (queued like a request); 200 once it is."""
         name = request.path_params["name"]
+        caller = Caller.of(request.headers, request.client.host if request.client else None)
         try:
-            seconds = await self.service.load(name)
+            seconds = await self.service.load(name, caller)
         except GatewayError as err:
             return error_response(err)
         slot = self.service.slots[name]
@@ -185,6 +275,14 @@ class GatewayRoutes:
         """Counters and gauges in Prometheus text."""
         text = self.service.metrics.render(self.service.scheduler.gauges())
         return PlainTextResponse(text, media_type=PROMETHEUS_TYPE)
+
+    async def upstream_metrics(self, request: Request) -> Response:
+        """A model's own server's ``/metrics``, relayed as it came (see :func:`backend_metrics`)."""
+        try:
+            body, kind = await backend_metrics(self.service, request.path_params["name"])
+        except GatewayError as err:
+            return error_response(err)
+        return Response(body, headers={"Content-Type": kind})
 
 
 def build_app(service: GatewayService, *, bound_host: str = "127.0.0.1") -> Starlette:
@@ -229,6 +327,8 @@ def build_app(service: GatewayService, *, bound_host: str = "127.0.0.1") -> Star
             Route("/models/{name:path}/unload", routes.unload, methods=["POST"]),
             Route("/models/{name:path}/progress", routes.progress, methods=["GET"]),
             Route("/metrics", routes.metrics, methods=["GET"]),
+            Route("/upstream/{name:path}/metrics", routes.upstream_metrics, methods=["GET"]),
+            Route("/logs", service.request_log.endpoint, methods=["GET"]),
             Route("/ui", ui.index, methods=["GET"]),
             Route("/ui/status", ui.status, methods=["GET"]),
             Route(LOGIN_PATH, ui.login_form, methods=["GET"]),

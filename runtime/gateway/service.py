@@ -46,6 +46,7 @@ from runtime.gateway.proxy import (
     forward_headers,
     sse_error,
 )
+from runtime.gateway.requestlog import Caller, RequestLog, RequestTrace
 from runtime.gateway.slot import Admission, ModelSlot
 from runtime.gateway.swap import SwapScheduler
 from runtime.process import free_port
@@ -147,6 +148,8 @@ class GatewayService:
         config = setup.config
         self.setup = setup
         self.metrics = GatewayMetrics()
+        self.request_log = RequestLog(self.metrics)
+        """Every request's record, the last ones kept (``GET /logs``, the status page)."""
         self.ledger = MemoryLedger(setup.budget.device_bytes, setup.budget.host_bytes)
         context = BackendContext(
             device=setup.device,
@@ -191,18 +194,57 @@ class GatewayService:
         """Every configured model, in config order."""
         return list(self.slots)
 
-    async def load(self, name: str) -> float:
-        """Make ``name`` resident (queued like a request); the seconds it took."""
-        started = time.monotonic()
-        admission = await self.scheduler.admit(name)
+    async def load(self, name: str, caller: Caller | None = None) -> float:
+        """Make ``name`` resident (queued like a request); the seconds it took.
+
+        The call is recorded (kind ``load``): its wait is the swap a swarm's request would
+        otherwise show.
+        """
+        trace = self.request_log.trace("load", name, caller, clock=_monotonic)
+        try:
+            admission = await self.scheduler.admit(name)
+        except BaseException as err:
+            trace.failed(err)
+            raise
         admission.release()
-        return time.monotonic() - started
+        trace.admitted()
+        trace.finish(200, "ok")
+        return trace.elapsed()
 
     async def forward(
-        self, name: str, path: str, body: bytes, headers: Mapping[str, str], *, stream: bool
+        self,
+        name: str,
+        path: str,
+        body: bytes,
+        headers: Mapping[str, str],
+        *,
+        stream: bool,
+        caller: Caller | None = None,
     ) -> Response:
-        """Admit a request to ``name`` and relay it to the model's server unchanged."""
-        started = time.monotonic()
+        """Admit a request to ``name`` and relay it to the model's server unchanged.
+
+        Its record (:mod:`runtime.gateway.requestlog`) ends with its answer: here when it
+        fails before one, when the whole answer is relayed, or when its stream ends.
+        """
+        kind = "chat" if path.endswith("/chat/completions") else "completion"
+        trace = self.request_log.trace(kind, name, caller, stream=stream, clock=_monotonic)
+        try:
+            return await self._forward(trace, name, path, body, headers, stream=stream)
+        except BaseException as err:
+            trace.failed(err)
+            raise
+
+    async def _forward(
+        self,
+        trace: RequestTrace,
+        name: str,
+        path: str,
+        body: bytes,
+        headers: Mapping[str, str],
+        *,
+        stream: bool,
+    ) -> Response:
+        started = trace.started
         slot = self.scheduler.slot(name)
         timeout_s = slot.request_timeout_s  # a hard cap only when configured
         now = asyncio.get_running_loop().time()
@@ -212,6 +254,7 @@ class GatewayService:
         except GatewayError as err:
             self.metrics.request(name, err.kind, time.monotonic() - started)
             raise
+        trace.admitted()
         exchange = self._exchange(admission, path, body, headers, deadline, timeout_s)
         try:
             first = await exchange.next_event()
@@ -220,8 +263,9 @@ class GatewayService:
             exchange.cancel()
             raise
         if stream and isinstance(first, Head) and first.status == 200:
-            return self._streamed(admission, exchange, first, started)
-        return await self._buffered(admission, exchange, first, started)
+            return self._streamed(admission, exchange, first, trace)
+        trace.stream = False  # answered whole (an error before its stream began)
+        return await self._buffered(admission, exchange, first, trace)
 
     def _exchange(
         self,
@@ -252,8 +296,9 @@ class GatewayService:
         admission: Admission,
         exchange: UpstreamExchange,
         first: Head | bytes | End,
-        started: float,
+        trace: RequestTrace,
     ) -> Response:
+        started = trace.started
         try:
             if isinstance(first, End):
                 content, end = b"", first
@@ -264,20 +309,23 @@ class GatewayService:
             await exchange.aclose()
         if end.error is not None:
             error = await self._settle_failure(admission, end, started)
+            trace.failed(error)
             return JSONResponse(error_body(error), status_code=error.status)
         status, headers = (first.status, first.headers) if isinstance(first, Head) else (502, {})
+        usage = usage_of(content)
         self.metrics.request(
-            admission.slot.name, _outcome(status), time.monotonic() - started, usage_of(content)
+            admission.slot.name, _outcome(status), time.monotonic() - started, usage
         )
+        trace.finish(status, _outcome(status), _upstream_reason(status, content), usage)
         return Response(content, status_code=status, headers=headers)
 
     def _streamed(
-        self, admission: Admission, exchange: UpstreamExchange, head: Head, started: float
+        self, admission: Admission, exchange: UpstreamExchange, head: Head, trace: RequestTrace
     ) -> Response:
         ends: list[End] = []
         finished = False
         name = admission.slot.name
-        tail = [b""]  # the last chunks' bytes: a stream's usage comes in its last event
+        started = trace.started
 
         async def finish() -> None:
             nonlocal finished
@@ -287,8 +335,13 @@ class GatewayService:
             # counted before the release: whoever sees the slot free sees the request counted
             if not ends:
                 self.metrics.request(name, "client_disconnected", time.monotonic() - started)
+                trace.finish(499, "client_disconnected", "the client left during the stream")
             elif ends[0].error is None:
-                self.metrics.request(name, "ok", time.monotonic() - started, usage_of(tail[0]))
+                trace.finish(head.status, "ok")  # its usage: the stream's last event
+                usage = trace.tally.usage
+                self.metrics.request(name, "ok", time.monotonic() - started, usage)
+            else:
+                trace.failed(ends[0].error)  # the relay recorded it, unless it was cut first
             admission.release()
             await exchange.aclose()
 
@@ -299,10 +352,12 @@ class GatewayService:
                     if first and chunk:
                         first = False
                         self.metrics.first_token(name, time.monotonic() - started)
-                    tail[0] = (tail[0] + chunk)[-_USAGE_TAIL:]
+                    trace.chunk(chunk)
                     yield chunk
                 if ends and ends[0].error is not None:
-                    yield sse_error(await self._settle_failure(admission, ends[0], started))
+                    error = await self._settle_failure(admission, ends[0], started)
+                    trace.failed(error)
+                    yield sse_error(error)
             finally:
                 await finish()
 
@@ -326,6 +381,26 @@ class GatewayService:
             )
         self.metrics.request(name, error.kind, time.monotonic() - started)
         return error
+
+
+def _monotonic() -> float:
+    """This module's clock, for the request records (a virtual clock replaces ``time``)."""
+    return time.monotonic()
+
+
+def _upstream_reason(status: int, content: bytes) -> str | None:
+    """The message of a server's error answer (OpenAI's ``error.message``, or its text)."""
+    if status < 400:
+        return None
+    try:
+        payload = json.loads(content[:65536])
+    except ValueError:
+        return content[:300].decode("utf-8", "replace").strip() or f"HTTP {status}"
+    error = payload.get("error") if isinstance(payload, dict) else None
+    message = error.get("message") if isinstance(error, dict) else None
+    if message is None and isinstance(payload, dict):
+        message = payload.get("message") or payload.get("detail") or error
+    return str(message) if message else f"HTTP {status}"
 
 
 def _renamed(body: bytes, model: str) -> bytes:
@@ -369,8 +444,6 @@ def _tls() -> ssl.SSLContext:
     return httpx.create_ssl_context(trust_env=False)
 
 
-_USAGE_TAIL = 4096
-"""Bytes of a stream's end kept to read its usage (vLLM's last event, before ``[DONE]``)."""
 _PROMPT_TOKENS = re.compile(rb'"prompt_tokens"\s*:\s*(\d+)')
 _COMPLETION_TOKENS = re.compile(rb'"completion_tokens"\s*:\s*(\d+)')
 

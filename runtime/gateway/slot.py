@@ -104,6 +104,8 @@ class ModelSlot:
     progress: ProgressClock = field(default_factory=lambda: ProgressClock(clock=_now))
     """When this model last made progress: a byte relayed, work on its server, a load."""
     state: ModelState = ModelState.STOPPED
+    state_since: float = field(default_factory=_now)
+    """Monotonic time of the last change of ``state`` (noted by :meth:`__setattr__`)."""
     admissions: set[Admission] = field(default_factory=set)
     waiters: deque[Waiter] = field(default_factory=deque)
     last_used: float = 0.0
@@ -118,6 +120,13 @@ class ModelSlot:
 
     def __post_init__(self) -> None:
         self.idle.set()
+
+    def __setattr__(self, name: str, value: object) -> None:
+        # Every module that changes a state assigns it (residency, swap): the time of the
+        # change is noted here, the one place they all pass through (for the status page).
+        if name == "state" and value is not self.__dict__.get("state", value):
+            super().__setattr__("state_since", _now())
+        super().__setattr__(name, value)
 
     def busy_loading(self) -> bool:
         """Whether a load or wake of this model is under way (progress, bounded elsewhere)."""

@@ -560,7 +560,11 @@ class SwapScheduler:
         }
 
     def gauges(self) -> dict[str, list[tuple[dict[str, str], float]]]:
-        """Gauges for ``GET /metrics``: queue depth, bytes, budget, states."""
+        """Gauges for ``GET /metrics``: queue depth, bytes, budget, states.
+
+        ``budget_violations_total`` only grows (a counter); ``model_state`` has a series per
+        model and state, 1 for the current state and 0 for the others, as vLLM reports its own.
+        """
         managed = [slot for slot in self.slots.values() if slot.managed]
         return {
             "budget_bytes": [({}, float(self.ledger.device_budget))],
@@ -568,7 +572,7 @@ class SwapScheduler:
             "host_budget_bytes": [({}, float(self.ledger.host_budget))],
             "host_bytes": [({}, float(self.ledger.host_used))],
             "queue_depth": [({}, float(self.queued_total()))],
-            "budget_violations": [({}, float(len(self.ledger.violations)))],
+            "budget_violations_total": [({}, float(len(self.ledger.violations)))],
             "model_queue_depth": [
                 ({"model": s.name}, float(len(s.live_waiters()))) for s in self.slots.values()
             ],
@@ -593,5 +597,9 @@ class SwapScheduler:
             "model_host_bytes": [
                 ({"model": s.name}, float(self.ledger.host.get(s.name, 0))) for s in managed
             ],
-            "model_state": [({"model": s.name, "state": str(s.state)}, 1.0) for s in managed],
+            "model_state": [
+                ({"model": s.name, "state": str(state)}, float(s.state is state))
+                for s in managed
+                for state in ModelState
+            ],
         }

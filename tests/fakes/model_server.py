@@ -25,7 +25,9 @@ is). The control routes: ``POST /_fake/script`` queues steps (a JSON list), ``GE
 clears both, ``GET /_fake/info`` reports its pid, footprint (declared on the command line:
 nothing is allocated), sleep state, requests served and the most requests it ever had in
 flight at once (to see continuous batching survive), ``GET /metrics`` its footprint (and, vLLM
-persona, ``vllm:generation_tokens_total``: the pieces it streamed, its work for liveness). With
+persona, ``vllm:generation_tokens_total``: the pieces it streamed, its work for liveness;
+``vllm:num_requests_running``, ``vllm:num_requests_waiting`` and ``vllm:gpu_cache_usage_perc``
+as vLLM names them). With
 ``--sleep-mode`` it has vLLM's dev-mode sleep routes: ``POST /sleep?level=N``, ``POST
 /wake_up``, ``GET /is_sleeping`` (and ``/collective_rpc``, ``/reset_prefix_cache``); asleep,
 it refuses completions.
@@ -375,8 +377,16 @@ class Routes:
     async def metrics(self, _: Request) -> Response:
         text = f"fake_footprint_bytes {self.state.footprint}\n"
         if not self.state.scripted:  # the vLLM persona counts its work as vLLM does
-            text += f'vllm:generation_tokens_total{{model_name="{self.state.model}"}} '
-            text += f"{float(self.state.work)}\n"
+            state, label = self.state, f'{{model_name="{self.state.model}"}}'
+            kv_cache = 0.0 if state.sleeping else min(1.0, 0.1 * state.in_flight)
+            for name, kind, value, what in (
+                ("num_requests_running", "gauge", state.in_flight, "requests in the batch"),
+                ("num_requests_waiting", "gauge", 0, "requests waiting to be batched"),
+                ("gpu_cache_usage_perc", "gauge", kv_cache, "KV-cache usage, 1 is 100%"),
+                ("generation_tokens_total", "counter", state.work, "tokens generated"),
+            ):
+                text += f"# HELP vllm:{name} Fake vLLM: {what}.\n# TYPE vllm:{name} {kind}\n"
+                text += f"vllm:{name}{label} {float(value)}\n"
         return PlainTextResponse(text)
 
 

@@ -98,6 +98,11 @@ async def test_a_model_server_killed_under_the_coder(tmp_path: Path, tag: str, t
         assert coder.model == "small" and coder.attempts == 2
     assert again.status_code == 200 and info["state"] == "ready" and info["pid"] not in killed
     assert live.service.metrics.swaps[("big", "load")] == len(killed) + 1
+    # the gateway's request log names the node behind each call and its lease
+    big = [r for r in live.service.request_log.since() if r.model == "big" and r.kind != "load"]
+    assert any(r.caller == "edgeswarm/coder" for r in big), [r.caller for r in big]
+    leases = [r for r in live.service.request_log.since() if r.kind == "load"]
+    assert leases and all(r.caller.startswith("edgeswarm/") for r in leases)
 
 
 @pytest.mark.timeout(60)

@@ -118,13 +118,15 @@ def test_metrics_render_as_prometheus_text() -> None:
     metrics.first_token("a", 0.2)
     text = metrics.render({"budget_bytes": [({}, float(7 * GiB))], "x": [({"model": 'q"'}, 1.0)]})
     assert sample(text, "edgeswarm_gateway_swaps_total", model="a", kind="load") == 2
-    assert sample(text, "edgeswarm_gateway_swap_seconds_total", model="a", kind="load") == 2
+    assert sample(text, "edgeswarm_gateway_swap_duration_seconds_sum", model="a", kind="load") == 2
     assert sample(text, "edgeswarm_gateway_requests_total", model="a", outcome="ok") == 1
     assert sample(text, "edgeswarm_gateway_budget_bytes") == 7 * GiB
     assert sample(text, "edgeswarm_gateway_x", model='q"') == 1
     # distributions: request latency, queue wait, swap duration per kind, first token
-    assert sample(text, "edgeswarm_gateway_request_duration_seconds_count", model="a") == 2
-    assert sample(text, "edgeswarm_gateway_request_duration_seconds_sum", model="a") == 30.3
+    latency = "edgeswarm_gateway_request_duration_seconds"
+    assert sample(text, f"{latency}_count", model="a", outcome="ok") == 1
+    assert sample(text, f"{latency}_sum", model="a", outcome="ok") == 0.3
+    assert sample(text, f"{latency}_sum", model="a", outcome="deadline_exceeded") == 30
     assert sample(text, "edgeswarm_gateway_queue_wait_seconds_sum", model="a") == 2.0
     wait = "edgeswarm_gateway_queue_wait_seconds_bucket"
     assert sample(text, wait, model="a", le="1.0") == 0
@@ -133,8 +135,13 @@ def test_metrics_render_as_prometheus_text() -> None:
     assert sample(text, swap, model="a", kind="load") == 2
     assert sample(text, swap, model="a", kind="stop") == 1
     assert sample(text, "edgeswarm_gateway_time_to_first_token_seconds_count", model="a") == 1
-    assert sample(text, "edgeswarm_gateway_rejected_total", model="a") == 1
-    assert sample(text, "edgeswarm_gateway_deadlines_total", model="a") == 1
+    assert sample(text, "edgeswarm_gateway_admissions_total", model="a", path="rejected") == 1
+    deadlines = sample(
+        text, "edgeswarm_gateway_requests_total", model="a", outcome="deadline_exceeded"
+    )
+    assert deadlines == 1
+    for gone in ("swap_seconds", "rejected", "deadlines"):  # duplicates of the series above
+        assert f"edgeswarm_gateway_{gone}_total" not in text
     assert "_created" not in text  # clutter: a creation time beside every series
     # the gauges are the scrape's own: a later render without them has none
     assert sample(metrics.render({}), "edgeswarm_gateway_budget_bytes") is None

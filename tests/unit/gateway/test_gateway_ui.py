@@ -11,7 +11,7 @@ import os
 import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar, cast
 
 import pytest
 from selenium import webdriver
@@ -22,6 +22,7 @@ from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.support.ui import WebDriverWait
 
 from runtime.process import free_port
+from tests.fakes import fake_command
 from tests.support.gateway import (
     MB,
     TOKEN,
@@ -39,6 +40,17 @@ WIDE = """return [...document.querySelectorAll('body *')]
   .filter(e => !e.closest('.scroll') && e.getBoundingClientRect().right > window.innerWidth + 1)
   .map(e => e.tagName + '#' + e.id + '.' + e.className).slice(0, 5);"""
 """Elements that stick out of the window (a table may scroll inside its own box)."""
+ROW = """const row = document.querySelector(arguments[0]);
+  if (!row) return null;
+  const out = {};
+  for (const td of row.querySelectorAll('td[data-col]')) out[td.dataset.col] = td.textContent;
+  out.state = row.querySelector('.state') && row.querySelector('.state').textContent;
+  out.since = row.querySelector('.since') && row.querySelector('.since').textContent;
+  out.buttons = [...row.querySelectorAll('button')].map(b => b.name + '=' + b.textContent);
+  return out;"""
+"""A table row's cells by column (``data-col``), its state, time in state and buttons."""
+DESKTOP = (1280, 1000)
+"""The docs' picture is taken this wide, every column in view."""
 
 
 @pytest.fixture
@@ -65,9 +77,15 @@ def browser(tmp_path: Path) -> Iterator[WebDriver]:
         web.quit()
 
 
-async def wait_for(web: WebDriver, check: Callable[[WebDriver], T], seconds: float = 20) -> T:
+async def wait_for(
+    web: WebDriver, check: Callable[[WebDriver], T | None], seconds: float = 20
+) -> T:
     """Wait in a thread (the gateway serves meanwhile) until ``check`` holds; its value."""
-    return await asyncio.to_thread(WebDriverWait(web, seconds, 0.1).until, check)
+
+    def until() -> T:
+        return cast(T, WebDriverWait(web, seconds, 0.1).until(check))  # never None: it held
+
+    return await asyncio.to_thread(until)
 
 
 def text_of(selector: str) -> Callable[[WebDriver], str | None]:
@@ -86,36 +104,134 @@ def state_of(model: str) -> Callable[[WebDriver], str | None]:
     return text_of(f'#models tr[data-model="{model}"] .state')
 
 
+def row_of(selector: str) -> Callable[[WebDriver], dict[str, Any] | None]:
+    """The row matching ``selector`` as :data:`ROW` reads it (None while there is none)."""
+
+    def read(web: WebDriver) -> dict[str, Any] | None:
+        found = web.execute_script(ROW, selector)
+        return dict(found) if found else None
+
+    return read
+
+
+def model_row(model: str, state: str) -> Callable[[WebDriver], dict[str, Any] | None]:
+    """The row of ``model`` once it shows ``state`` (all its cells from one redraw)."""
+
+    def read(web: WebDriver) -> dict[str, Any] | None:
+        row = row_of(f'#models tr[data-model="{model}"]')(web)
+        return row if row is not None and row["state"] == state else None
+
+    return read
+
+
+def request_rows(count: int) -> Callable[[WebDriver], list[dict[str, Any]] | None]:
+    """The last requests' rows, newest first, once there are ``count`` of them."""
+
+    def read(web: WebDriver) -> list[dict[str, Any]] | None:
+        rows = [row_of(f"#requests tbody tr:nth-child({n})")(web) for n in range(1, count + 1)]
+        return [row for row in rows if row is not None] if all(rows) else None
+
+    return read
+
+
 async def test_the_page_shows_the_models_and_a_load_without_a_reload(
     tmp_path: Path, tag: str, browser: WebDriver
 ) -> None:
-    models = [fake_model("a", tag, load_time=0.5), fake_model("b", tag)]
+    models = [
+        fake_model("a", tag, footprint=400 * MB, load_time=0.5, tokens=40),
+        fake_model("b", tag, footprint=300 * MB, load_time=4),
+        fake_model("c", tag, footprint=200 * MB),
+    ]
+    models[2]["command"] = fake_command(footprint=200 * MB, tag=tag, exit_at_start=3)  # fails
     config = write_config(tmp_path, models, 1000 * MB)
     async with live_gateway(config, tag) as live:
         await asyncio.to_thread(browser.get, f"{live.url}/ui")
-        assert await wait_for(browser, state_of("a")) == "stopped"
-        assert await wait_for(browser, state_of("b")) == "stopped"
+        for name in "abc":
+            assert await wait_for(browser, state_of(name)) == "stopped"
+        # a stopped model offers a load and nothing else; the backend as the config names it
+        stopped = await wait_for(browser, model_row("a", "stopped"))
+        assert stopped["buttons"] == ["load:a=load"], stopped
+        assert stopped["backend"] == "command" and stopped["countdown"] == "-", stopped
         # a marker that a reload would wipe
         await asyncio.to_thread(browser.execute_script, "window.sameDocument = 42;")
         # the table is redrawn every second: click the button as it is now
         click = "document.querySelector('button[name=\"load:a\"]').click()"
         await asyncio.to_thread(browser.execute_script, click)
-        await wait_for(browser, lambda web: state_of("a")(web) == "ready")
+        ready = await wait_for(browser, model_row("a", "ready"))
         assert await asyncio.to_thread(browser.execute_script, "return window.sameDocument") == 42
-        # the swap and the memory it holds show up too
+        # a ready model: unload only, its time in the state, its idle countdown (TTL 600 s)
+        assert ready["buttons"] == ["unload:a=unload"], ready
+        assert ready["since"] and ready["since"].endswith(" s"), ready
+        assert ready["countdown"].startswith("unloads in "), ready
+        # the swap and the memory it holds show up too, in the config's binary units
         await wait_for(browser, lambda web: "load" in (text_of("#swaps tbody")(web) or ""))
         legend = text_of("#legend")(browser) or ""
-        assert "resident 600 MB" in legend and "budget 1.00 GB" in legend, legend
+        assert "resident 381.47 MiB" in legend and "budget 953.67 MiB" in legend, legend
+        totals = text_of("#totals")(browser) or ""
+        assert "1 load," in totals and "0 unloads" in totals and "swap" not in totals, totals
         width = await asyncio.to_thread(
             browser.execute_script, "return document.documentElement.scrollWidth"
         )
         wide = await asyncio.to_thread(browser.execute_script, WIDE)
         assert width <= PHONE[0] and not wide, f"wider than a phone's screen: {width} px, {wide}"
+
+        # requests through the gateway: whole, streamed with usage, streamed without, a 404
+        assert (await live.chat("a")).status_code == 200
+        usage = {"stream": True, "stream_options": {"include_usage": True}}
+        assert (await live.chat("a", **usage)).status_code == 200
+        assert (await live.chat("a", stream=True)).status_code == 200
+        assert (await live.chat("nope")).status_code == 404
+
+        # the page polls: wait until it has listed the last request (the 404), not any five
+        def listed(web: WebDriver) -> list[dict[str, Any]] | None:
+            rows = request_rows(5)(web)
+            return rows if rows and rows[0]["model"] == "nope" else None
+
+        unknown, estimated, streamed, whole, load = await wait_for(browser, listed)
+        assert (unknown["model"], unknown["outcome"]) == ("nope", "404 model_not_found")
+        assert streamed["ttft"] != "-" and streamed["speed"] != "-", streamed
+        assert streamed["tokens"] == "5 / 40", streamed
+        assert estimated["tokens"].startswith("? / ~") and estimated["ttft"] != "-", estimated
+        assert whole["ttft"] == "-" and whole["speed"] != "-", whole
+        # the page's load call, with the swap it waited for
+        assert load["kind"] == "load" and "(" in load["wait"], load
+        assert "HeadlessChrome" in load["caller"] or "Mozilla" in load["caller"], load
+        # the model's recent tokens/s, from the records
+        await wait_for(
+            browser, lambda web: (model_row("a", "ready")(web) or {}).get("speed", "-") != "-"
+        )
+
+        # a model that fails to start offers a retry, not an unload
+        assert (await live.http.post(f"{live.url}/models/c/load")).status_code == 503
+        failed = await wait_for(browser, model_row("c", "failed"))
+        assert failed["buttons"] == ["load:c=retry"], failed
+        # a starting model shows how long it has been starting, and no button
+        loading = asyncio.create_task(live.http.post(f"{live.url}/models/b/load"))
+        starting = await wait_for(browser, model_row("b", "starting"))
+        assert starting["buttons"] == [] and starting["since"], starting
+        assert (await loading).status_code == 200
+        await wait_for(browser, model_row("b", "ready"))
+
+        # the docs' picture: the page as wide as a desktop's, every column in view
+        metrics = {
+            "width": DESKTOP[0],
+            "height": DESKTOP[1],
+            "deviceScaleFactor": 1,
+            "mobile": False,
+        }
+        await asyncio.to_thread(
+            browser.execute_cdp_cmd, "Emulation.setDeviceMetricsOverride", metrics
+        )
+        drawn = int(browser.execute_script("return document.body.dataset.updated"))
+        await wait_for(
+            browser,
+            lambda web: int(web.execute_script("return document.body.dataset.updated")) > drawn,
+        )
         shot = tmp_path / "gateway-ui.png"
         assert await asyncio.to_thread(browser.save_screenshot, str(shot))
         assert shot.stat().st_size > 1000
         if target := os.environ.get("UI_SCREENSHOT"):
-            shutil.copyfile(shot, target)  # how the README's screenshot is made
+            shutil.copyfile(shot, target)  # how the docs' picture is made
         assert live.service.slots["a"].state == "ready"
 
 
