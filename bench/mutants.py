@@ -309,6 +309,17 @@ MUTANTS: tuple[Mutant, ...] = (
         ),
     ),
     Mutant(
+        "stopped-process-waited",
+        "a SIGSTOPped server being stopped sits out its TERM grace (found by make soak)",
+        (
+            (
+                "residency.py",
+                '                if backend.run_state() in ("T", "t"):',
+                "                if False:",
+            ),
+        ),
+    ),
+    Mutant(
         "ensure-ready-without-mutex",
         "a swap does not take the device mutex",
         (

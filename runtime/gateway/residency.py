@@ -254,6 +254,8 @@ class Residency:
             slot.state = ModelState.STOPPING
             started = time.monotonic()
             if isinstance(backend, ProcessBackend):
+                if backend.run_state() in ("T", "t"):  # stopped (SIGSTOP): TERM waits it out
+                    backend.hung = True
                 await backend.stop()
             freed = self.ledger.release(slot.name) + self.ledger.release(slot.name, host=True)
             slot.sleep_device_held = 0
