@@ -131,10 +131,10 @@ MUTANTS: tuple[Mutant, ...] = (
         (
             (
                 "residency.py",
-                "            if isinstance(backend, ProcessBackend):\n"
                 "                await backend.stop()\n"
                 "            freed = self.ledger.release(slot.name) + self.ledger.release("
                 "slot.name, host=True)\n",
+                "                pass\n"
                 "            freed = self.ledger.release(slot.name) + self.ledger.release("
                 "slot.name, host=True)\n"
                 "            if isinstance(backend, ProcessBackend):\n"
