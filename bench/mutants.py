@@ -14,7 +14,9 @@ once, or the row says so and nothing runs), and runs against the copy, with
 2. that file's replays of earlier counterexamples (not the ``xfail`` ones of known bugs);
 3. ``tests/unit/gateway/test_gateway_hardening.py`` (fake servers as real processes); a test
    that fails is run twice more and counts only if it fails every time (those tests time
-   real processes on a shared machine; one that passes again is noted as flaky).
+   real processes on a shared machine; one that passes again is noted as flaky);
+4. the gateway's other tests of the same code (:data:`UNIT`: scheduling, eviction, the live
+   gateway over fake processes), failures run again as in 3.
 
 The working tree itself is never changed. It runs the unmutated copy first: a row for a mutant
 means something only if that baseline passes. Then it prints one row per mutant as it
@@ -44,6 +46,13 @@ ROOT = Path(__file__).resolve().parent.parent
 GATEWAY = "runtime/gateway"
 STATEFUL = "tests/unit/gateway/test_gateway_stateful.py"
 HARDENING = "tests/unit/gateway/test_gateway_hardening.py"
+UNIT = (
+    "tests/unit/gateway/test_gateway_scheduling.py",
+    "tests/unit/gateway/test_gateway_eviction.py",
+    "tests/unit/gateway/test_gateway_live.py",
+)
+"""The gateway's other tests of what the mutants break: the policies and eviction as pure
+functions, and the gateway over fake backends as real processes."""
 SKIP = ("bench/results/",)
 RERUNS = 2
 """Times a failing hardening test runs again; it counts as caught only if it always fails."""
@@ -348,13 +357,14 @@ class Result:
     """The machine's failure message."""
     replays: list[str] = field(default_factory=list)
     hardening: list[str] = field(default_factory=list)
+    unit: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
     @property
     def caught(self) -> bool:
         """Whether any part failed."""
-        return bool(self.machine or self.replays or self.hardening)
+        return bool(self.machine or self.replays or self.hardening or self.unit)
 
     def caught_by(self, *, baseline: bool = False) -> str:
         """The table's cell: what failed, or why nothing ran."""
@@ -367,6 +377,8 @@ class Result:
             parts.append("replays: " + ", ".join(f"`{name}`" for name in self.replays))
         if self.hardening:
             parts.append("hardening: " + ", ".join(f"`{name}`" for name in self.hardening))
+        if self.unit:
+            parts.append("other tests: " + ", ".join(f"`{name}`" for name in self.unit))
         text = "; ".join(parts) or ("passes" if baseline else "**not caught**")
         return f"{text} ({'; '.join(self.notes)})" if self.notes else text
 
@@ -471,19 +483,25 @@ def check(mutant: Mutant | None, files: list[str], args: argparse.Namespace) -> 
             )
             result.replays = [name.split("::")[-1] for name in replays]
             result.notes += [note] if note else []
-            failed, note = run_pytest(copy, [HARDENING], 120)
-            result.notes += [note] if note else []
-            for _ in range(RERUNS):  # real processes, timed: a failure counts if it repeats
-                if not failed:
-                    break
-                again, note = run_pytest(copy, failed, 120)
-                result.notes += [note] if note else []
-                flaky = sorted(set(failed) - set(again))
-                result.notes += [f"`{n.split('::')[-1]}` failed, then passed" for n in flaky]
-                failed = again
-            result.hardening = [name.split("::")[-1] for name in failed]
+            result.hardening = _repeated_failures(copy, [HARDENING], result.notes)
+            result.unit = _repeated_failures(copy, list(UNIT), result.notes)
     result.seconds = time.monotonic() - started
     return result
+
+
+def _repeated_failures(copy: Path, args: list[str], notes: list[str]) -> list[str]:
+    """The tests of ``args`` that fail, and fail again each of :data:`RERUNS` times."""
+    failed, note = run_pytest(copy, args, 240)
+    notes += [note] if note else []
+    for _ in range(RERUNS):  # real processes, timed: a failure counts if it repeats
+        if not failed:
+            break
+        again, note = run_pytest(copy, failed, 240)
+        notes += [note] if note else []
+        flaky = sorted(set(failed) - set(again))
+        notes += [f"`{n.split('::')[-1]}` failed, then passed" for n in flaky]
+        failed = again
+    return [name.split("::")[-1] for name in failed]
 
 
 def table(results: list[Result]) -> str:
