@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tools import project_map, project_scan
-from tools.project_map import Entry, ProjectMap, build_map
+from tools.project_map import Entry, ProjectMap, _fields_note, build_map
 from tools.project_rank import ProjectContext, project_context, rank, render
 
 PRICING = '''"""Money helpers of the shop."""
@@ -184,11 +184,15 @@ def test_data_and_docs_show_their_head(shop: Path) -> None:
     project = build_map(shop)
     sales = _entry(project, "data/sales.txt")
     assert sales.kind == "data"
-    assert sales.text.splitlines()[0] == "# data/sales.txt (the first 7 of 10 lines)"
+    assert sales.text.splitlines()[0] == (
+        "# data/sales.txt (records split by '|' (4 fields), e.g. [0] 20240131 [1] SKU-1 "
+        "[2] 1 [3] EUR 4.50; the first 7 of 10 lines)"
+    )
     assert sales.text.splitlines()[1:3] == ["date|sku|qty|price", "20240131|SKU-1|1|EUR 4.50"]
     assert len(sales.text.splitlines()) == 8
     assert _entry(project, "data/stock.csv").text == (
-        "# data/stock.csv (3 lines)\nsku,on_hand\nSKU-1,5\nSKU-2,0"
+        "# data/stock.csv (records split by ',' (2 fields), e.g. [0] SKU-1 [1] 5; 3 lines)\n"
+        "sku,on_hand\nSKU-1,5\nSKU-2,0"
     )
     readme = _entry(project, "docs/README.md")
     assert readme.kind == "doc" and readme.text.startswith("# docs/README.md\n# Shop\n")
@@ -528,3 +532,22 @@ def test_a_stub_candidate_in_a_project_begins_with_the_imports() -> None:
     )
     bare = stub_messages(task, entry_point_of(task))
     assert bare is not None and bare[-1].content == "```python\ndef patient_id(number):\n"
+
+
+def test_a_data_file_s_fields_are_named_by_their_separator() -> None:
+    """A small model shown a log's head split its `;` lines on commas: the header says how its
+    records split, one typical record's fields numbered (the tagged kind most lines have)."""
+    log = "# gateway gw-07\nMSR;0800;21.4;house-1\nERR;0805;house-2;sensor timeout\n"
+    log += "MSR;0815;-1.5;cold-store\n"
+    assert _fields_note(log) == (
+        "records split by ';' (4 fields), e.g. [0] MSR [1] 0800 [2] 21.4 [3] house-1; "
+    )
+    receipt = "RCPT|0012|20240503\nART|TEA-01|450|3\nART|MUG|1290|1\nSUM|3189\n"
+    assert _fields_note(receipt) == (
+        "records split by '|' (most have 4 fields), e.g. [0] ART [1] TEA-01 [2] 450 [3] 3; "
+    )
+    assert _fields_note("a\tb\n1\t2\n") == "records split by tab (2 fields), e.g. [0] 1 [1] 2; "
+    # prose, a single record, or times (``:`` is no separator) say nothing
+    assert _fields_note("Dear all,\nthe shop opens at nine.\nRegards\n") == ""
+    assert _fields_note("MSR;0800;21.4\n") == ""
+    assert _fields_note("12:30 start\n13:45 stop\n") == ""
