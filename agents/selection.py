@@ -125,17 +125,19 @@ def never_returned(run: CandidateRun, observed: Sequence[str] = ()) -> bool:
 
 
 def constant(run: CandidateRun, checks: Sequence[Check], observed: Sequence[str] = ()) -> bool:
-    """Whether it returned one value on every probe while the checks expect several.
+    """Whether it returned one value whenever it returned, while the checks expect several.
 
-    Without probes, on every check's call.
+    On the probes; without probes, on the checks' calls. Raising on some calls does not
+    make it vary: ``return False`` that raises TypeError on some inputs outvoted the right
+    candidate as well (project set, ``is_cancelled``, run of session 21).
 
     Code that ignores its input (``return False``) agrees with every candidate on the calls
     whose answer happens to be that value: two such answers outvoted the right ones
     (project set, ``is_cancelled``).
     """
     expected = {check.expected for check in checks if check.raises is None}
-    seen = _calls(run, observed)
-    return len(expected) > 1 and len(seen) > 1 and len(set(seen)) == 1 and not raised(seen[0])
+    returned = [seen for seen in _calls(run, observed) if not raised(seen)]
+    return len(expected) > 1 and len(returned) > 1 and len(set(returned)) == 1
 
 
 def project_calls(code: str, symbols: Container[str], entry: str = "") -> int:
