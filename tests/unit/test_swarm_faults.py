@@ -102,7 +102,7 @@ async def test_a_model_server_killed_under_the_coder(tmp_path: Path, tag: str, t
     big = [r for r in live.service.request_log.since() if r.model == "big" and r.kind != "load"]
     assert any(r.caller == "edgeswarm/coder" for r in big), [r.caller for r in big]
     leases = [r for r in live.service.request_log.since() if r.kind == "load"]
-    assert leases and all(r.caller.startswith("edgeswarm/") for r in leases)
+    assert leases and all((r.caller or "").startswith("edgeswarm/") for r in leases)
 
 
 @pytest.mark.timeout(60)
