@@ -264,6 +264,8 @@ class StreamTally:
     def __init__(self) -> None:
         self.usage: tuple[int, int] | None = None
         self.content_events = 0
+        self.done = False
+        """Whether the stream's ``data: [DONE]`` passed: the client has the whole answer."""
         self._pending = b""
 
     def feed(self, chunk: bytes) -> None:
@@ -283,6 +285,9 @@ class StreamTally:
         self._pending = b""
 
     def _event(self, event: bytes) -> None:
+        if event.strip() == b"data: [DONE]":
+            self.done = True
+            return
         if b'"usage"' in event:
             prompt, completion = _PROMPT.findall(event), _COMPLETION.findall(event)
             if prompt and completion:

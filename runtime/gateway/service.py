@@ -333,10 +333,12 @@ class GatewayService:
                 return
             finished = True
             # counted before the release: whoever sees the slot free sees the request counted
-            if not ends:
+            # A client that closes once it has read ``[DONE]`` (the OpenAI SDK does) left
+            # before the upstream's end was read here, but it has its whole answer.
+            if not ends and not trace.tally.done:
                 self.metrics.request(name, "client_disconnected", time.monotonic() - started)
                 trace.finish(499, "client_disconnected", "the client left during the stream")
-            elif ends[0].error is None:
+            elif not ends or ends[0].error is None:
                 trace.finish(head.status, "ok")  # its usage: the stream's last event
                 usage = trace.tally.usage
                 self.metrics.request(name, "ok", time.monotonic() - started, usage)

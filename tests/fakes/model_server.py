@@ -41,7 +41,8 @@ How a completion request is answered, first match wins:
    ``contains`` (a text in its messages or prompt). Its ``status`` (with ``headers``) fails
    the request; its ``content``, ``finish_reason``, ``delay_s`` (in place of ``--latency``),
    ``piece_s`` and ``stall_after`` (a streamed answer's pace: seconds between its pieces, and
-   the piece after which it goes silent for good, as a hung server),
+   the piece after which it goes silent for good, as a hung server), ``hold_after_done_s``
+   (the stream's connection stays open that long after ``[DONE]``),
    ``prompt_tokens`` and ``completion_tokens`` replace the defaults; what it leaves out falls
    through to what follows.
 3. ``--answers`` (a JSON object: canned answers for whole swarm runs): the answer under the
@@ -328,7 +329,8 @@ class Routes:
         if body.get("stream"):
             with_usage = bool((body.get("stream_options") or {}).get("include_usage"))
             pace = _pace(step, state.generation_s)
-            events = stream(state, answer, latency, usage if with_usage else None, pace)
+            hold_s = float(step.get("hold_after_done_s", 0.0))
+            events = stream(state, answer, latency, usage if with_usage else None, pace, hold_s)
             return StreamingResponse(events, media_type="text/event-stream")
         async with tracked(state):
             await asyncio.sleep(latency)
@@ -490,12 +492,14 @@ async def stream(
     latency: float,
     usage: dict[str, int] | None,
     pace: tuple[float | None, int | None] = (None, None),
+    hold_s: float = 0.0,
 ) -> AsyncIterator[bytes]:
     """The answer in 4-character events; with ``usage``, vLLM's last event of token counts.
 
     ``pace``: a scripted step's ``piece_s`` (seconds between pieces, in place of the token
     rate's) and ``stall_after`` (after that many pieces the stream goes silent and the server
-    does no more work, as a hung server would, until the client leaves).
+    does no more work, as a hung server would, until the client leaves). ``hold_s``: how long
+    the connection stays open after ``[DONE]`` (a step's ``hold_after_done_s``).
     """
     text = answer.text
     pieces = [text[i : i + 4] for i in range(0, len(text), 4)] or [""]
@@ -514,6 +518,8 @@ async def stream(
             payload = {"id": answer.id, "model": answer.model, "choices": [], "usage": usage}
             yield f"data: {json.dumps(payload)}\n\n".encode()
         yield b"data: [DONE]\n\n"
+        if hold_s:
+            await asyncio.sleep(hold_s)
 
 
 def options(argv: Sequence[str] | None = None) -> argparse.Namespace:

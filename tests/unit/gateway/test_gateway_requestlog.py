@@ -8,6 +8,7 @@ from collections.abc import Iterator, MutableMapping
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 import structlog
 
@@ -268,6 +269,36 @@ async def test_logs_returns_every_request_as_json_lines(tmp_path: Path, tag: str
             bad = await http.get(f"{url}/logs", params=query)
             assert bad.status_code == 400, query
             assert bad.json()["error"]["type"] == "invalid_request_error"
+
+
+async def test_a_client_that_closes_at_done_has_its_whole_answer(tmp_path: Path, tag: str) -> None:
+    """The OpenAI SDK stops reading at ``[DONE]`` and closes; the upstream may not have ended
+    yet (vLLM's connection outlives its last event). Seen against the real server: such a
+    stream was recorded as 499, "the client left during the stream", its tokens uncounted."""
+    config = write_config(tmp_path, [fake_model("a", tag, tokens=8)], 1000 * MB)
+    async with live_gateway(config, tag) as live:
+        http, url = live.http, live.url
+        assert (await http.post(f"{url}/models/a/load")).status_code == 200
+        info = await live.model_info("a")
+        port = int(info["url"].rsplit(":", 1)[1].split("/")[0])
+        script = [{"content": "x" * 16, "hold_after_done_s": 30}]
+        async with httpx.AsyncClient(trust_env=False) as direct:
+            await direct.post(f"http://127.0.0.1:{port}/_fake/script", json=script)
+        body = {
+            "model": "a",
+            "messages": [{"role": "user", "content": "hi"}],
+            "stream": True,
+            "stream_options": {"include_usage": True},
+        }
+        async with http.stream("POST", f"{url}/v1/chat/completions", json=body) as reply:
+            async for line in reply.aiter_lines():
+                if line == "data: [DONE]":
+                    break  # and close, as the SDK does
+        async with asyncio.timeout(10), http.stream("GET", f"{url}/logs?after=1") as follow:
+            record = json.loads(await anext(follow.aiter_lines()))  # the chat, once it ended
+        assert (record["status"], record["outcome"]) == (200, "ok"), record
+        assert record["completion_tokens"] == 8 and not record["tokens_estimated"]
+        assert live.service.metrics.requests[("a", "ok")] == 1
 
 
 async def test_logs_follows_new_requests_as_they_end(tmp_path: Path, tag: str) -> None:
