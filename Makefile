@@ -19,7 +19,7 @@ DEMO_DB := data/shop.db
 DEMO_OUT ?= demo-out
 PYTEST_ARGS ?=
 
-.PHONY: help install sysdeps testdeps models models-all demo test unit integration bench eval lint format clean studio
+.PHONY: help install sysdeps testdeps models models-all demo test unit integration soak mutants bench eval lint format clean studio
 
 help: ## show the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -90,6 +90,12 @@ unit: install testdeps ## unit tests only (no network, no model server; a throwa
 
 integration: install testdeps models-all ## integration tests only
 	$(BIN)/pytest -q -m integration $(PYTEST_ARGS)
+
+soak: install ## the gateway's state machine, randomized: 20,000 interleavings of up to 50 steps (16 min on 2 cores beside other work)
+	$(BIN)/pytest -q -s --hypothesis-profile=soak tests/unit/gateway/test_gateway_stateful.py -k generated_faults $(PYTEST_ARGS)
+
+mutants: install ## which gateway tests catch each known bug: applies each to a copy of the tree (2-5 min a mutant on 2 cores)
+	$(PY) -m bench.mutants $(MUTANT_ARGS)
 
 bench: install models ## every benchmark vs its baseline: bench/results/<date>-<host>.{json,md,png} (BENCH_ARGS=--quick or --parts a,b)
 	$(BIN)/edgeswarm models pull smollm2-135m-instruct-fp32
