@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Literal
 
+from tools.project_access import config_access, csv_access
 from tools.project_scan import (
     COUNT_CAP,
     TIME_BUDGET_S,
@@ -185,7 +186,7 @@ def _file_entries(rel: str, text: str, notes: Notes) -> list[Entry]:
         return _config_entries(rel, _redact(text))
     if kind == "doc":
         return _doc_entries(rel, text)
-    return [_head_entry(rel, "data", text, _DATA_LINES, _fields_note(text))]
+    return [_head_entry(rel, "data", text, _DATA_LINES, _fields_note(text), csv_access(rel, text))]
 
 
 _DELIMITERS = (";", ",", "\t", "|", "^")
@@ -262,16 +263,17 @@ def _clip_lines(lines: Iterable[str]) -> str:
     )
 
 
-def _head_entry(rel: str, kind: EntryKind, text: str, count: int, why: str = "") -> Entry:
-    """The first ``count`` lines of a file, with its total line count."""
+def _head_entry(
+    rel: str, kind: EntryKind, text: str, count: int, why: str = "", tail: Sequence[str] = ()
+) -> Entry:
+    """The first ``count`` lines of a file, with its total line count, then ``tail``'s lines."""
     lines = _lines(text)
     total = f"{len(lines)} line" + ("" if len(lines) == 1 else "s")
     shown = total if len(lines) <= count else f"the first {count} of {total}"
     header = f"# {rel} ({why}{shown})"
     source = "\n".join(lines[:50])
-    return _entry(
-        rel, kind, PurePosixPath(rel).name, header, _clip_lines(lines[:count]), source=source
-    )
+    body = "\n".join([_clip_lines(lines[:count]), *tail])
+    return _entry(rel, kind, PurePosixPath(rel).name, header, body, source=source)
 
 
 def _redact(text: str) -> str:
@@ -443,9 +445,15 @@ def _is_literal(node: ast.stmt) -> bool:
 
 
 def _config_entries(rel: str, text: str) -> list[Entry]:
-    """The whole file when short, else one entry per section or top-level key."""
+    """The whole file when short, else one entry per section or top-level key.
+
+    Each ends with the Python that loads the file and reads its values (or the section's):
+    :func:`tools.project_access.config_access`.
+    """
+    access = config_access(rel, text)
     if len(text) <= _WHOLE_CONFIG_CHARS:
-        return [_entry(rel, "config", PurePosixPath(rel).name, f"# {rel}", text)]
+        body = "\n".join([text.rstrip(), *(access.lines() if access else [])])
+        return [_entry(rel, "config", PurePosixPath(rel).name, f"# {rel}", body, source=text)]
     suffix = PurePosixPath(rel).suffix.lower()
     if suffix == ".json":
         sections = _json_sections(text)
@@ -456,7 +464,19 @@ def _config_entries(rel: str, text: str) -> list[Entry]:
     else:
         sections = []
     return [
-        _entry(rel, "config", name, f"# {rel}, {label}", _bound(body, _SECTION_CHARS), source=body)
+        _entry(
+            rel,
+            "config",
+            name,
+            f"# {rel}, {label}",
+            "\n".join(
+                [
+                    _bound(body, _SECTION_CHARS).rstrip(),
+                    *(access.lines(name) if access and sections else []),
+                ]
+            ),
+            source=body,
+        )
         for name, label, body in (sections or _chunks(text))[:_MAX_SECTIONS]
     ]
 

@@ -161,15 +161,22 @@ def test_config_files_whole_or_by_section(shop: Path) -> None:
     (shop / ".env").write_text("DB_PASSWORD=hunter2\nSHOP_NAME=tiny\n")
     project = build_map(shop)
     whole = _entry(project, "config/shipping.toml")
-    assert whole.text == "# config/shipping.toml\n" + SHIPPING.rstrip()
-    assert _entry(project, "config/app.ini").text.endswith(
-        "[server]\nport = 8080\nhost = localhost"
-    )
+    assert whole.text.startswith("# config/shipping.toml\n" + SHIPPING.rstrip() + "\n")
+    assert whole.text.endswith('#   cfg["limits"]["max_weight_kg"] -> 30')  # test_project_access
+    app = _entry(project, "config/app.ini").text
+    assert "[server]\nport = 8080\nhost = localhost\n# read in Python:" in app
     section = _entry(project, "config/zones.toml", "zone_3")
     assert section.text.startswith("# config/zones.toml, section [zone_3]\n[zone_3]\nrate = 3.00")
-    assert _entry(project, "config/zones.toml", "rates").text.endswith("eu = 4.50\nworld = 12.00")
+    rates = _entry(project, "config/zones.toml", "rates").text
+    assert rates.endswith(
+        "eu = 4.50\nworld = 12.00\n# read in Python:\n#   import tomllib\n"
+        '#   with open("config/zones.toml", "rb") as f: cfg = tomllib.load(f)\n'
+        '#   cfg["rates"]["eu"] -> 4.5\n#   cfg["rates"]["world"] -> 12.0'
+    )
     currency = _entry(project, "config/big.json", "currency")
-    assert currency.text == '# config/big.json, key "currency"\n{\n "currency": "EUR"\n}'
+    assert currency.text.startswith('# config/big.json, key "currency"\n{\n "currency": "EUR"\n}\n')
+    assert currency.text.endswith("#   cfg[\"currency\"] -> 'EUR'")
+    assert "api_key" not in _entry(project, "config/big.json", "carriers").text
     assert "s3cr3t" not in _all_text(project) and "hunter2" not in _all_text(project)
     env = _entry(project, ".env")
     assert env.text == '# .env\nDB_PASSWORD="<redacted>"\nSHOP_NAME=tiny'
@@ -189,10 +196,12 @@ def test_data_and_docs_show_their_head(shop: Path) -> None:
         "[2] 1 [3] EUR 4.50; the first 7 of 10 lines)"
     )
     assert sales.text.splitlines()[1:3] == ["date|sku|qty|price", "20240131|SKU-1|1|EUR 4.50"]
-    assert len(sales.text.splitlines()) == 8
+    assert len(sales.text.splitlines()) == 8 + 4  # with its reading (test_project_access)
     assert _entry(project, "data/stock.csv").text == (
         "# data/stock.csv (records split by ',' (2 fields), e.g. [0] SKU-1 [1] 5; 3 lines)\n"
-        "sku,on_hand\nSKU-1,5\nSKU-2,0"
+        "sku,on_hand\nSKU-1,5\nSKU-2,0\n# read in Python:\n#   import csv\n"
+        '#   with open("data/stock.csv", newline="") as f: rows = list(csv.DictReader(f))\n'
+        '#   one row (every value a str): row["sku"] -> \'SKU-1\'; int(row["on_hand"]) -> 5'
     )
     readme = _entry(project, "docs/README.md")
     assert readme.kind == "doc" and readme.text.startswith("# docs/README.md\n# Shop\n")

@@ -1,0 +1,224 @@
+"""Each config and table snippet ends with the Python that reads it, and that Python is right."""
+
+from __future__ import annotations
+
+import configparser
+import csv
+import json
+import os
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from tools.project_access import MAX_LEAVES, config_access, csv_access
+from tools.project_map import build_map
+
+LOYALTY = """# Points per full step of cents spent.
+[earning]
+cents_per_point = 250
+
+[levels.bronze]
+multiplier = 1
+
+[levels.gold]
+multiplier = 3
+"""
+
+TAX = """; VAT rates in percent.
+[vat]
+country = CH
+standard = 8.1
+reduced = 2
+
+[vat_2023]
+standard = 7.7
+"""
+
+COUPONS = (
+    '{"updated": "2024-06-01", "coupons": [{"code": "WELCOME", "percent_off": 15}, '
+    '{"code": "STAFF30", "percent_off": 30}]}'
+)
+
+RATES = "currency;eur_per_unit;fixed_on\nEUR;1.0000;2024-05-01\nUSD;0.9130;2024-05-01\n"
+
+
+def _run(lines: list[str], folder: Path) -> dict[str, tuple[object, str]]:
+    """Run the reading lines in ``folder``: each shown expression -> (its value, as shown)."""
+    assert lines[0] == "# read in Python:"
+    scope: dict[str, object] = {}
+    found: dict[str, tuple[object, str]] = {}
+    cwd = os.getcwd()
+    os.chdir(folder)
+    try:
+        for line in lines[1:]:
+            text = line.removeprefix("#   ")
+            if text.startswith("one row"):
+                rows = scope["rows"]
+                assert isinstance(rows, list)
+                scope["row"] = rows[0]
+                parts = text.split(": ", 1)[1].split("; ")
+            elif text.startswith("... and"):
+                continue
+            elif " -> " in text:
+                parts = [text]
+            else:
+                exec(text, scope)  # the loading lines, as a solution would write them
+                continue
+            for part in parts:
+                expression, shown = part.split(" -> ")
+                found[expression] = (eval(expression, scope), shown)
+        return found
+    finally:
+        os.chdir(cwd)
+
+
+def _write(folder: Path, rel: str, text: str) -> None:
+    (folder / rel).parent.mkdir(parents=True, exist_ok=True)
+    (folder / rel).write_text(text)
+
+
+def test_a_toml_file_is_read_with_tomllib_and_each_value_named_by_its_keys(
+    tmp_path: Path,
+) -> None:
+    _write(tmp_path, "conf/loyalty.toml", LOYALTY)
+    access = config_access("conf/loyalty.toml", LOYALTY)
+    assert access is not None
+    lines = access.lines()
+    assert lines[:3] == [
+        "# read in Python:",
+        "#   import tomllib",
+        '#   with open("conf/loyalty.toml", "rb") as f: cfg = tomllib.load(f)',
+    ]
+    assert '#   cfg["levels"]["gold"]["multiplier"] -> 3' in lines
+    found = _run(lines, tmp_path)
+    assert len(found) == 3
+    for value, shown in found.values():
+        assert repr(value) == shown
+    # a section's snippet lists only its own values; a preamble only top-level keys
+    assert access.lines("levels.bronze")[3:] == ['#   cfg["levels"]["bronze"]["multiplier"] -> 1']
+    assert access.lines("top") == []
+
+
+def test_an_ini_file_s_numbers_are_shown_converted(tmp_path: Path) -> None:
+    _write(tmp_path, "settings/tax.ini", TAX)
+    access = config_access("settings/tax.ini", TAX)
+    assert access is not None
+    lines = access.lines()
+    assert lines[3] == '#   cfg.read("settings/tax.ini")  # every value a str'
+    assert '#   float(cfg["vat"]["standard"]) -> 8.1' in lines
+    assert '#   int(cfg["vat"]["reduced"]) -> 2' in lines
+    assert '#   cfg["vat"]["country"] -> \'CH\'' in lines
+    for value, shown in _run(lines, tmp_path).values():
+        assert repr(value) == shown
+    assert access.lines("vat_2023")[4:] == ['#   float(cfg["vat_2023"]["standard"]) -> 7.7']
+    parser = configparser.ConfigParser()
+    parser.read_string(TAX)  # the file really is INI
+    assert parser["vat"]["standard"] == "8.1"
+
+
+def test_a_json_list_of_tables_is_shown_by_its_length_and_first_item(tmp_path: Path) -> None:
+    _write(tmp_path, "promo/coupons.json", COUPONS)
+    access = config_access("promo/coupons.json", COUPONS)
+    assert access is not None
+    lines = access.lines()
+    assert '#   cfg["coupons"] -> a list of 2, each with "code", "percent_off"' in lines
+    assert '#   cfg["coupons"][0]["percent_off"] -> 15' in lines
+    found = _run(lines, tmp_path)
+    assert found['cfg["coupons"][0]["code"]'] == ("WELCOME", "'WELCOME'")
+    assert access.lines("coupons")[3] == lines[4]
+    assert json.loads(COUPONS)["coupons"][1]["code"] == "STAFF30"
+
+
+def test_unparsable_other_kinds_and_redacted_values_get_no_line() -> None:
+    assert config_access("a.toml", "x = [") is None
+    assert config_access("a.json", "{") is None
+    assert config_access("a.ini", "no section = 1\n") is None
+    assert config_access("a.yaml", "a: 1\n") is None
+    assert config_access("a.env", "A=1\n") is None
+    secret = config_access("db.toml", '[db]\npassword = "<redacted>"\nport = 5432\n')
+    assert secret is not None
+    assert secret.lines()[3:] == ['#   cfg["db"]["port"] -> 5432']
+    unredacted = config_access("k.json", '{"api_key": "s3cr3t", "auth": {"Token": "t0k"}, "n": 1}')
+    assert unredacted is not None  # one line of JSON: the map's line-based redaction missed it
+    assert unredacted.lines()[3:] == ['#   cfg["n"] -> 1']
+    empty = config_access("e.json", "{}")
+    assert empty is not None
+    assert empty.lines() == []
+    scalar = config_access("n.json", "3")
+    assert scalar is not None
+    assert scalar.lines() == []
+
+
+def test_many_values_are_counted_not_listed() -> None:
+    text = "[a]\n" + "".join(f"k{i} = {i}\n" for i in range(MAX_LEAVES + 5))
+    access = config_access("big.toml", text)
+    assert access is not None
+    lines = access.lines()
+    assert len(lines) == 3 + MAX_LEAVES + 1
+    assert lines[-1] == "#   ... and 5 more values"
+    assert tomllib.loads(text)["a"]["k3"] == 3
+
+
+def test_a_table_with_a_header_row_is_read_with_dictreader(tmp_path: Path) -> None:
+    _write(tmp_path, "data/rates.csv", RATES)
+    lines = csv_access("data/rates.csv", RATES)
+    assert lines[:3] == [
+        "# read in Python:",
+        "#   import csv",
+        '#   with open("data/rates.csv", newline="") as f: '
+        'rows = list(csv.DictReader(f, delimiter=";"))',
+    ]
+    found = _run(lines, tmp_path)
+    assert found['float(row["eur_per_unit"])'] == (1.0, "1.0")
+    assert found['row["currency"]'] == ("EUR", "'EUR'")
+    rows = list(csv.DictReader(RATES.splitlines(), delimiter=";"))
+    assert rows[1]["eur_per_unit"] == "0.9130"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "# sensor log\ntime,value\n08:00,1\n",  # a comment head would be taken for the header
+        "1,2,3\n4,5,6\n",  # no header: the first row holds numbers
+        "a,b\nx,y\n",  # no row holds a digit
+        "only\n1\n",  # one column
+        "a,a\n1,2\n",  # names repeat
+    ],
+)
+def test_tables_without_a_plain_header_get_no_line(text: str) -> None:
+    assert csv_access("t.csv", text) == []
+
+
+def test_a_log_file_is_not_a_table() -> None:
+    assert csv_access("app.log", "level,text\nINFO,started 1\n") == []
+
+
+def test_the_project_map_ends_config_and_table_snippets_with_their_reading(
+    tmp_path: Path,
+) -> None:
+    _write(tmp_path, "loyalty.toml", LOYALTY)
+    _write(tmp_path, "data/rates.csv", RATES)
+    _write(tmp_path, "notes.yaml", "a: 1\n")
+    entries = {entry.path: entry for entry in build_map(tmp_path).entries}
+    assert entries["loyalty.toml"].text.splitlines()[0] == "# loyalty.toml"
+    assert '#   cfg["levels"]["gold"]["multiplier"] -> 3' in entries["loyalty.toml"].text
+    assert "csv.DictReader" in entries["data/rates.csv"].text
+    assert "read in Python" not in entries["notes.yaml"].text
+    # the reading lines are shown, not ranked: their words (cfg, tomllib) find nothing
+    assert "tomllib" not in entries["loyalty.toml"].words
+    assert "cfg" not in entries["loyalty.toml"].words
+
+
+def test_a_long_config_s_sections_each_list_their_own_values(tmp_path: Path) -> None:
+    text = "".join(
+        f'[zone_{i}]\nrate_cents = {i * 100}\nnote = "{"x" * 150}"\n\n' for i in range(12)
+    )
+    _write(tmp_path, "zones.toml", text)
+    sections = {e.name: e.text for e in build_map(tmp_path).entries if e.path == "zones.toml"}
+    assert len(sections) == 12
+    assert sections["zone_3"].splitlines()[-2:] == [
+        '#   cfg["zone_3"]["rate_cents"] -> 300',
+        '#   cfg["zone_3"]["note"] -> \'' + "x" * 36 + "...",
+    ]
+    assert "zone_4" not in sections["zone_3"]
