@@ -12,7 +12,10 @@ value it gives::
     #   with open("config/delivery.toml", "rb") as f: cfg = tomllib.load(f)
     #   cfg["delivery"]["flat_fee_cents"] -> 595
 
-and a CSV file with a header row ends with its ``csv.DictReader`` line and one row's fields.
+a CSV file with a header row ends with its ``csv.DictReader`` line and one row's fields, and
+a file of delimited records without one (``TB|20240311|E017|PRJ-7|240``) with the split of one
+record, each field's expression and value, and the kinds of record its first field tells
+apart (``fields[0]: 'CKO' 4, 'RNW' 2, 'CKI' 1``).
 Only the standard library's parsers are named (``tomllib``, ``json``, ``configparser``,
 ``csv``): a solution runs in the sandbox, where the project's own environment may lack
 PyYAML, so YAML and ``.env`` files get no line. The lines are comments in the snippet, so a
@@ -30,9 +33,17 @@ import json
 import re
 import tomllib
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-__all__ = ["ConfigAccess", "config_access", "csv_access"]
+__all__ = [
+    "ConfigAccess",
+    "RecordShape",
+    "config_access",
+    "csv_access",
+    "record_access",
+    "record_shape",
+]
 
 MAX_LEAVES = 10
 """Value lines under one snippet; more are counted, not listed."""
@@ -137,8 +148,9 @@ def csv_access(rel: str, text: str) -> list[str]:
     """The ``csv.DictReader`` line and one row's values, for a table with a header row.
 
     The first line is a header when it has at least two fields, all distinct names without
-    digits-only cells, the same count as most rows, and some later row holds a digit (a
-    header names its columns, not their values). A file opening with comments gets no line:
+    digits, the same count as most rows, none repeated below it in its column (a tag like
+    ``BKG`` is a value), and some later row holds a digit (a header names its columns, not
+    their values). A file opening with comments gets no line:
     ``DictReader`` would take the comment for the header.
     """
     if PurePosixPath(rel).suffix.lower() not in {".csv", ".tsv", ".txt", ".psv"}:
@@ -158,8 +170,9 @@ def csv_access(rel: str, text: str) -> list[str]:
         len(names) < 2
         or len(set(names)) < len(names)
         or not all(names)
-        or any(_number(name) is not None for name in names)
+        or any(c.isdigit() for c in "".join(names))  # values, not names (BKG;rm=12;...)
         or len(body) * 5 < (len(rows) - 1) * 4
+        or any(name == cell.strip() for row in body for name, cell in zip(names, row, strict=True))
     ):
         return []
     sample = next((row for row in body if any(c.isdigit() for c in "".join(row))), None)
@@ -178,6 +191,79 @@ def csv_access(rel: str, text: str) -> list[str]:
         f"#   {opening}",
         f"#   one row (every value a str): {values}"[:600],
     ]
+
+
+DELIMITERS = (";", ",", "\t", "|", "^")
+"""Field separators a data file's records may use, the likelier first (not ``:``: times)."""
+_MAX_KINDS = 8
+
+
+@dataclass(frozen=True)
+class RecordShape:
+    """How a data file's records split into fields."""
+
+    sep: str
+    fields: list[str]
+    """One typical record's fields."""
+    every: bool
+    """Every record has that many fields."""
+    kinds: list[tuple[str, int]]
+    """The first field's values and their counts, most common first, when it names a record's
+    kind (a few values, one of them repeated, more than one value); else []."""
+    comments: bool
+    """Some lines start with ``#`` (not records)."""
+
+
+def record_shape(text: str) -> RecordShape | None:
+    """The records' separator and a typical record; None when no separator is regular.
+
+    A separator counts when at least four in five records (lines neither empty nor comments)
+    hold it; the record shown has the most common field count, the most common first field
+    (the kind of a tagged record) and, if one does, a digit (a CSV header names its columns,
+    not their values).
+    """
+    lines = text.splitlines()
+    records = [line for line in lines if line.strip() and not line.startswith("#")]
+    if len(records) < 2:
+        return None
+    for sep in DELIMITERS:
+        counts = [line.count(sep) for line in records if sep in line]
+        if len(counts) * 5 < len(records) * 4:
+            continue
+        common = max(sorted(set(counts)), key=counts.count)
+        typical = [r for r in records if r.count(sep) == common]
+        tags = [r.split(sep, 1)[0] for r in typical]  # a record's kind, as its first field
+        kind = max(tags, key=tags.count)
+        usual = [r for r, tag in zip(typical, tags, strict=True) if tag == kind]
+        usual = usual if len(usual) > 1 else typical  # no kinds: every first field differs
+        sample = next((r for r in usual if any(c.isdigit() for c in r)), usual[0])
+        every = len(set(counts)) == 1 and len(counts) == len(records)
+        firsts = [r.split(sep, 1)[0].strip() for r in records]
+        tally = sorted(
+            ((tag, firsts.count(tag)) for tag in set(firsts)), key=lambda item: (-item[1], item[0])
+        )
+        named = 1 < len(tally) <= _MAX_KINDS and tally[0][1] > 1
+        named = named and all(tag and not any(c.isdigit() for c in tag) for tag, _ in tally)
+        comments = any(line.startswith("#") for line in lines)
+        return RecordShape(sep, sample.split(sep), every, tally if named else [], comments)
+    return None
+
+
+def record_access(shape: RecordShape | None) -> list[str]:
+    """Comment lines that split one record and name each field; [] without a shape."""
+    if shape is None:
+        return []
+    sep = json.dumps(shape.sep)
+    split = f'fields = line.rstrip("\\n").split({sep})'
+    skip = '  (skip lines starting with "#")' if shape.comments else ""
+    values = "; ".join(
+        _converted(f"fields[{i}]", field) for i, field in enumerate(shape.fields[:12])
+    )
+    lines = ["# read in Python, one line at a time:", f"#   {split}{skip}", f"#   {values}"[:600]]
+    if shape.kinds:
+        kinds = ", ".join(f"{tag!r} {count}" for tag, count in shape.kinds)
+        lines.append(f"#   record kinds, fields[0]: {kinds}")
+    return lines
 
 
 def _leaves(value: object, keys: tuple[Key, ...]) -> Iterator[Leaf]:
@@ -217,7 +303,10 @@ def _shown(value: object) -> str:
 
 def _converted(expression: str, value: str) -> str:
     """``int(expr) -> 36`` for a whole number, ``float(expr) -> 8.1`` for a decimal."""
-    number = _number(value.strip())
+    text = value.strip()
+    number = _number(text)
+    if isinstance(number, int) and str(number) != text.removeprefix("+"):
+        number = None  # leading zeros: an id or a time ("0800"), kept as text
     if isinstance(number, int):
         return f"int({expression}) -> {number}"
     if isinstance(number, float):

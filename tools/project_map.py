@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Literal
 
-from tools.project_access import config_access, csv_access
+from tools.project_access import config_access, csv_access, record_access, record_shape
 from tools.project_scan import (
     COUNT_CAP,
     TIME_BUDGET_S,
@@ -186,11 +186,8 @@ def _file_entries(rel: str, text: str, notes: Notes) -> list[Entry]:
         return _config_entries(rel, _redact(text))
     if kind == "doc":
         return _doc_entries(rel, text)
-    return [_head_entry(rel, "data", text, _DATA_LINES, _fields_note(text), csv_access(rel, text))]
-
-
-_DELIMITERS = (";", ",", "\t", "|", "^")
-"""Field separators a data file's records may use, the likelier first (not ``:``: times)."""
+    reading = csv_access(rel, text) or record_access(record_shape(text))
+    return [_head_entry(rel, "data", text, _DATA_LINES, _fields_note(text), reading)]
 
 
 def _fields_note(text: str) -> str:
@@ -198,33 +195,17 @@ def _fields_note(text: str) -> str:
 
     ``records split by ';' (most have 4 fields), e.g. [0] MSR [1] 0800 [2] 21.4 [3]
     house-1; ``: a small model shown the file's head still split such a line on commas (the
-    project set's line-format tasks, 0 of 10 in every arm). A separator counts when at least
-    four in five records (lines neither empty nor comments) hold it; the record shown has the
-    most common field count, the most common first field (the kind of a tagged record) and,
-    if one does, a digit (a CSV header names its columns, not their values). "" when no
-    separator is regular.
+    project set's line-format tasks, 0 of 10 in every arm). The separator and the record
+    shown are :func:`tools.project_access.record_shape`'s; "" when no separator is regular.
     """
-    records = [line for line in _lines(text) if line.strip() and not line.startswith("#")]
-    if len(records) < 2:
+    shape = record_shape(text)
+    if shape is None:
         return ""
-    for sep in _DELIMITERS:
-        counts = [line.count(sep) for line in records if sep in line]
-        if len(counts) * 5 < len(records) * 4:
-            continue
-        common = max(sorted(set(counts)), key=counts.count)
-        typical = [r for r in records if r.count(sep) == common]
-        tags = [r.split(sep, 1)[0] for r in typical]  # a record's kind, as its first field
-        kind = max(tags, key=tags.count)
-        usual = [r for r, tag in zip(typical, tags, strict=True) if tag == kind]
-        usual = usual if len(usual) > 1 else typical  # no kinds: every first field differs
-        sample = next((r for r in usual if any(c.isdigit() for c in r)), usual[0])
-        fields = sample.split(sep)
-        shown = " ".join(f"[{i}] {field.strip()[:40]}" for i, field in enumerate(fields[:12]))
-        name = "tab" if sep == "\t" else repr(sep)
-        every = len(set(counts)) == 1 and len(counts) == len(records)
-        many = f"{len(fields)} fields" if every else f"most have {len(fields)} fields"
-        return f"records split by {name} ({many}), e.g. {shown}; "
-    return ""
+    fields = shape.fields
+    shown = " ".join(f"[{i}] {field.strip()[:40]}" for i, field in enumerate(fields[:12]))
+    name = "tab" if shape.sep == "\t" else repr(shape.sep)
+    many = f"{len(fields)} fields" if shape.every else f"most have {len(fields)} fields"
+    return f"records split by {name} ({many}), e.g. {shown}; "
 
 
 def _entry(

@@ -11,7 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from tools.project_access import MAX_LEAVES, config_access, csv_access
+from tools.project_access import (
+    MAX_LEAVES,
+    config_access,
+    csv_access,
+    record_access,
+    record_shape,
+)
 from tools.project_map import build_map
 
 LOYALTY = """# Points per full step of cents spent.
@@ -222,3 +228,50 @@ def test_a_long_config_s_sections_each_list_their_own_values(tmp_path: Path) -> 
         '#   cfg["zone_3"]["note"] -> \'' + "x" * 36 + "...",
     ]
     assert "zone_4" not in sections["zone_3"]
+
+
+CIRCULATION = """# branch Altstadt
+CKO|20240301|31000123|P-0088
+CKO|20240301|31000456|P-0102
+RNW|20240305|31000123|P-0088
+CKI|20240306|31000456|P-0102
+"""
+
+
+def test_a_file_of_records_without_a_header_is_split_one_line_at_a_time() -> None:
+    shape = record_shape(CIRCULATION)
+    assert shape is not None
+    lines = record_access(shape)
+    assert lines[:2] == [
+        "# read in Python, one line at a time:",
+        '#   fields = line.rstrip("\\n").split("|")  (skip lines starting with "#")',
+    ]
+    assert lines[2] == (
+        "#   fields[0] -> 'CKO'; int(fields[1]) -> 20240301; int(fields[2]) -> 31000123; "
+        "fields[3] -> 'P-0088'"
+    )
+    assert lines[3] == "#   record kinds, fields[0]: 'CKO' 2, 'CKI' 1, 'RNW' 1"
+    # every expression shown gives its value on the record it was taken from
+    line = "CKO|20240301|31000123|P-0088\n"
+    scope: dict[str, object] = {"line": line}
+    exec(lines[1].removeprefix("#   ").split("  (")[0], scope)
+    for part in lines[2].removeprefix("#   ").split("; "):
+        expression, shown = part.split(" -> ")
+        assert repr(eval(expression, scope)) == shown
+
+
+def test_ids_and_times_with_leading_zeros_stay_text() -> None:
+    shape = record_shape("MSR;0800;21.4;0004711\nMSR;0815;-1.5;0004712\n")
+    assert shape is not None and shape.kinds == []  # one kind only: nothing to tell apart
+    assert record_access(shape)[2] == (
+        "#   fields[0] -> 'MSR'; fields[1] -> '0800'; float(fields[2]) -> 21.4; "
+        "fields[3] -> '0004711'"
+    )
+
+
+def test_tagged_records_are_not_a_header_and_prose_has_no_shape() -> None:
+    bookings = "BKG;rm=12;arr=20240501\nBKG;rm=04;arr=20240502\n"
+    assert csv_access("bookings.txt", bookings) == []
+    assert record_shape(bookings) is not None
+    assert record_shape("Dear all,\nthe shop opens at nine.\n") is None
+    assert record_access(None) == []
