@@ -65,6 +65,10 @@ REFUSAL_REASONS = (
 )
 """Why a request or connection is refused at the door: its series show from the start, at 0."""
 RECENT = 20
+SWAP_LOG = 10_000
+"""Swap steps kept for requests' swap waits: hours of swapping, a few hundred KB."""
+QUEUE_HOLDING_STEPS = frozenset({"load", "wake", "sleep", "stop", "load_failed"})
+"""Swap steps during which a model's queue waits."""
 """Swaps and requests kept for the status page, newest last."""
 
 
@@ -98,9 +102,11 @@ class GatewayMetrics:
         self.requests: Counter[tuple[str, str]] = Counter()
         """Finished requests by (model, outcome), for the process itself (tests, the page)."""
         self.recent_swaps: deque[dict[str, Any]] = deque(maxlen=RECENT)
-        """The last swap steps: when (epoch seconds), model, kind, seconds, why."""
-        self.recent_requests: deque[dict[str, Any]] = deque(maxlen=RECENT)
-        """The last finished requests: when, model, outcome, seconds."""
+        """The last swap steps for the status page: when (epoch seconds), model, kind, seconds,
+        why. (The last requests are :class:`runtime.gateway.requestlog.RequestLog`'s.)"""
+        self.swap_log: deque[tuple[float, float]] = deque(maxlen=SWAP_LOG)
+        """(start, end) epoch seconds of the last swap steps that hold a queue (load, wake,
+        sleep, stop, load_failed): a request's swap wait is its queue wait's overlap with them."""
         registry = self.registry
         self._swaps = PromCounter(
             f"{PREFIX}swaps", "Swap steps by model and kind.", ["model", "kind"], registry=registry
@@ -201,9 +207,12 @@ class GatewayMetrics:
 
     def swap(self, model: str, kind: str, seconds: float, reason: str = "") -> None:
         """Count one swap step (``load``, ``wake``, ``sleep``, ``stop``), its duration and why."""
+        now = time.time()
+        if kind in QUEUE_HOLDING_STEPS:
+            self.swap_log.append((now - max(0.0, seconds), now))
         self.recent_swaps.append(
             {
-                "at": time.time(),
+                "at": now,
                 "model": model,
                 "kind": kind,
                 "seconds": round(seconds, 3),
@@ -214,31 +223,14 @@ class GatewayMetrics:
         self._swaps.labels(model, kind).inc()
         self._swap_duration.labels(model, kind).observe(max(0.0, seconds))
 
-    def request(
-        self,
-        model: str,
-        outcome: str,
-        seconds: float | None = None,
-        tokens: tuple[int, int] | None = None,
-    ) -> None:
+    def request(self, model: str, outcome: str, seconds: float | None = None) -> None:
         """Count one finished request by outcome (``ok``, ``queue_full``...), and time it.
 
-        ``tokens``: its (prompt, completion) tokens, from the answer's ``usage``, if it had one,
-        for the status page's last requests; the token counters count only what
-        :meth:`count_tokens` is given (one call per answer), so nothing is counted twice.
+        Called once per request, by :meth:`runtime.gateway.requestlog.RequestLog.add` as its
+        record is made; its tokens are counted there too (:meth:`count_tokens`).
         """
         self._requests.labels(model, outcome).inc()
         self.requests[(model, outcome)] += 1
-        self.recent_requests.append(
-            {
-                "at": time.time(),
-                "model": model,
-                "outcome": outcome,
-                "seconds": None if seconds is None else round(seconds, 3),
-                "prompt_tokens": tokens[0] if tokens else None,
-                "completion_tokens": tokens[1] if tokens else None,
-            }
-        )
         if seconds is not None:
             self._latency.labels(model, outcome).observe(max(0.0, seconds))
 

@@ -47,8 +47,6 @@ SPEED_WINDOW = 10
 """A model's recent tokens/s is over its last this many answers that counted tokens."""
 _MAX_TEXT = 300
 """Characters kept of a reason, a caller or a model name (a client may send anything)."""
-_UNITS = ("load", "wake", "sleep", "stop", "load_failed")
-"""Swap steps: the time a request waits while one runs is its swap wait."""
 _GAVE_UP = frozenset({499, 503, 504})
 """Statuses of a request never admitted that waited in the queue until then: the client
 left, its model failed to start, its deadline passed (a 404 or a 429 never waited)."""
@@ -243,14 +241,22 @@ class RequestLog:
         return RequestTrace(self, kind, model, caller, stream=stream, clock=clock)
 
     def add(self, **fields: Any) -> RequestRecord:
-        """Record a finished request: into the ring, the log and the token counters."""
+        """Record a finished request: into the ring, the log and the metrics.
+
+        The one place a request's end is counted: ``requests_total`` and its duration for a
+        chat or completion to a served model (not a lease's ``load`` call, nor a name no model
+        has: a client's names would grow the series without bound), and the token counters
+        from a reported usage (an estimate is not counted).
+        """
         record = RequestRecord(seq=next(self._seq), **fields)
         self.ring.append(record)
         _log.info("request", **record.as_dict())
-        if self.metrics is not None and record.prompt_tokens is not None and record.model:
-            # reported usage only: an estimate is not counted
-            completion = record.completion_tokens or 0
-            self.metrics.count_tokens(record.model, record.prompt_tokens, completion)
+        metrics, model = self.metrics, record.model
+        if metrics is not None and model and record.outcome != "model_not_found":
+            if record.kind != "load":
+                metrics.request(model, record.outcome, record.duration_s)
+            if record.prompt_tokens is not None and not record.tokens_estimated:
+                metrics.count_tokens(model, record.prompt_tokens, record.completion_tokens or 0)
         changed, self._changed = self._changed, asyncio.Event()
         changed.set()
         return record
@@ -259,12 +265,9 @@ class RequestLog:
         """Seconds between ``start`` and ``end`` (epoch) during which a swap step ran."""
         if self.metrics is None or end <= start:
             return 0.0
-        total = 0.0
-        for step in self.metrics.recent_swaps:
-            if step["kind"] in _UNITS:
-                done = float(step["at"])
-                total += max(0.0, min(end, done) - max(start, done - float(step["seconds"])))
-        return total
+        return sum(
+            max(0.0, min(end, done) - max(start, began)) for began, done in self.metrics.swap_log
+        )
 
     def since(self, after: int = 0, tail: int | None = None) -> list[RequestRecord]:
         """Records later than ``seq`` ``after`` in the ring (the last ``tail`` of them)."""

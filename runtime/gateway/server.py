@@ -216,8 +216,7 @@ class GatewayRoutes:
         if not forwarding.done():
             forwarding.cancel()
             with contextlib.suppress(asyncio.CancelledError, GatewayError):
-                await forwarding
-            self.service.metrics.request(model, "client_disconnected")
+                await forwarding  # its record counts it: client_disconnected
             return Response(status_code=499)  # nobody reads it
         leaving.cancel()
         try:

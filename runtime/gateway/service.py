@@ -244,16 +244,11 @@ class GatewayService:
         *,
         stream: bool,
     ) -> Response:
-        started = trace.started
         slot = self.scheduler.slot(name)
         timeout_s = slot.request_timeout_s  # a hard cap only when configured
         now = asyncio.get_running_loop().time()
         deadline = None if timeout_s is None else now + timeout_s
-        try:
-            admission = await self.scheduler.admit(name, timeout_s=timeout_s)
-        except GatewayError as err:
-            self.metrics.request(name, err.kind, time.monotonic() - started)
-            raise
+        admission = await self.scheduler.admit(name, timeout_s=timeout_s)
         trace.admitted()
         exchange = self._exchange(admission, path, body, headers, deadline, timeout_s)
         try:
@@ -298,7 +293,6 @@ class GatewayService:
         first: Head | bytes | End,
         trace: RequestTrace,
     ) -> Response:
-        started = trace.started
         try:
             if isinstance(first, End):
                 content, end = b"", first
@@ -308,14 +302,11 @@ class GatewayService:
             admission.release()
             await exchange.aclose()
         if end.error is not None:
-            error = await self._settle_failure(admission, end, started)
+            error = await self._settle_failure(admission, end)
             trace.failed(error)
             return JSONResponse(error_body(error), status_code=error.status)
         status, headers = (first.status, first.headers) if isinstance(first, Head) else (502, {})
         usage = usage_of(content)
-        self.metrics.request(
-            admission.slot.name, _outcome(status), time.monotonic() - started, usage
-        )
         trace.finish(status, _outcome(status), _upstream_reason(status, content), usage)
         return Response(content, status_code=status, headers=headers)
 
@@ -336,12 +327,9 @@ class GatewayService:
             # A client that closes once it has read ``[DONE]`` (the OpenAI SDK does) left
             # before the upstream's end was read here, but it has its whole answer.
             if not ends and not trace.tally.done:
-                self.metrics.request(name, "client_disconnected", time.monotonic() - started)
                 trace.finish(499, "client_disconnected", "the client left during the stream")
             elif not ends or ends[0].error is None:
                 trace.finish(head.status, "ok")  # its usage: the stream's last event
-                usage = trace.tally.usage
-                self.metrics.request(name, "ok", time.monotonic() - started, usage)
             else:
                 trace.failed(ends[0].error)  # the relay recorded it, unless it was cut first
             admission.release()
@@ -357,7 +345,7 @@ class GatewayService:
                     trace.chunk(chunk)
                     yield chunk
                 if ends and ends[0].error is not None:
-                    error = await self._settle_failure(admission, ends[0], started)
+                    error = await self._settle_failure(admission, ends[0])
                     trace.failed(error)
                     yield sse_error(error)
             finally:
@@ -372,8 +360,8 @@ class GatewayService:
             background=BackgroundTask(finish),
         )
 
-    async def _settle_failure(self, admission: Admission, end: End, started: float) -> GatewayError:
-        """Count a failed exchange; when the server died, mark it failed for a restart."""
+    async def _settle_failure(self, admission: Admission, end: End) -> GatewayError:
+        """The error of a failed exchange; when the server died, mark it failed for a restart."""
         name = admission.slot.name
         error = end.error or UpstreamError(f"model {name}: unknown failure")
         if end.upstream_failed and await self.scheduler.report_failure(name, str(error)):
@@ -381,7 +369,6 @@ class GatewayService:
                 f"the server of model {name} died while answering ({error}); "
                 "it is marked failed and the next request restarts it"
             )
-        self.metrics.request(name, error.kind, time.monotonic() - started)
         return error
 
 

@@ -84,7 +84,7 @@ class StatusPage:
                 "running": running,
                 "counts": counts,
                 "swaps": list(service.metrics.recent_swaps),
-                "requests": list(service.metrics.recent_requests),
+                "requests": [r.as_dict() for r in service.request_log.since(tail=20)],
                 "last_seq": ring[-1].seq if (ring := service.request_log.ring) else 0,
             },
             headers={"Cache-Control": "no-store"},

@@ -111,8 +111,8 @@ def test_a_streamed_record_has_its_waits_first_token_and_usage(
     caller = Caller.of({CALLER_HEADER: "run-7/coder", "user-agent": "httpx"}, "10.0.0.2")
     trace = log.trace("chat", "a", caller, stream=True, clock=clock)
     # a load ran during 1 s of the 2 s wait; another step ran long after it: not counted
-    metrics.recent_swaps.append({"at": trace.at + 1.5, "kind": "load", "seconds": 1.0})
-    metrics.recent_swaps.append({"at": trace.at + 60, "kind": "stop", "seconds": 5.0})
+    metrics.swap_log.append((trace.at + 0.5, trace.at + 1.5))  # a load
+    metrics.swap_log.append((trace.at + 55, trace.at + 60))  # a stop
     clock.now += 2.0
     trace.admitted()
     clock.now += 0.5
@@ -136,6 +136,40 @@ def test_a_streamed_record_has_its_waits_first_token_and_usage(
     assert list(log.ring) == [record]
     events = [e for e in captured if e["event"] == "request"]
     assert len(events) == 1 and events[0]["id"] == record.id and events[0]["ttft_s"] == 2.5
+
+
+def test_a_long_queue_wait_counts_every_swap_step_it_spans() -> None:
+    """Forty swap steps of 0.5 s in one 40 s wait: 20 s of swap wait (the page keeps 20)."""
+    metrics = GatewayMetrics()
+    log = RequestLog(metrics)
+    clock = Clock()
+    trace = log.trace("chat", "a", None, clock=clock)
+    for step in range(40):
+        metrics.swap(f"m{step % 3}", "load" if step % 2 else "stop", 0.0)
+        metrics.swap_log[-1] = (trace.at + step + 0.25, trace.at + step + 0.75)
+    metrics.swap("m0", "sleep_failed", 0.0)  # not a step that holds a queue
+    clock.now += 40.0
+    trace.admitted()
+    record = trace.finish(200, "ok")
+    assert record is not None
+    assert record.swap_wait_s == 20.0
+    assert len(metrics.recent_swaps) == 20 and len(metrics.swap_log) == 40
+
+
+def test_each_request_is_counted_once_by_its_record() -> None:
+    metrics = GatewayMetrics()
+    log = RequestLog(metrics)
+    for kind, model, status, outcome in (
+        ("chat", "a", 200, "ok"),
+        ("completion", "a", 429, "queue_full"),
+        ("load", "a", 200, "ok"),  # a lease's load call: not a request to the model
+        ("chat", "nope", 404, "model_not_found"),  # a client's name: no series for it
+    ):
+        trace = log.trace(kind, model, None, clock=Clock())
+        trace.finish(status, outcome, usage=(3, 4) if kind == "chat" else None)
+    assert metrics.requests == {("a", "ok"): 1, ("a", "queue_full"): 1}
+    assert (metrics.tokens[("a", "prompt")], metrics.tokens[("a", "completion")]) == (3, 4)
+    assert ("nope", "prompt") not in metrics.tokens
 
 
 def test_a_stream_without_usage_counts_its_content_events_as_an_estimate() -> None:
