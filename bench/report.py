@@ -96,6 +96,7 @@ def summary_rows(results: dict[str, Any]) -> list[list[str]]:
     rows += _overhead_rows(parts.get("overhead"), parts.get("swarm-batching"), parts.get("eval"))
     rows += _pruning_rows(parts.get("pruning"))
     rows += _eval_rows(parts.get("eval"))
+    rows += _busy_rows(parts.get("busy"))
     return rows
 
 
@@ -295,6 +296,8 @@ def _overhead_rows(
             f"median over part 8's {effect['not_model_share_runs']} swarm runs (default "
             "models, through the embedded gateway): no run of part 1 ended in its window"
         )
+    elif part is None:
+        return rows  # neither part 6 nor a real run: nothing to say
     else:
         share, note = None, "no swarm run ended in part 1 or part 8"
     rows.append(["6. orchestration", "real run, not model time", _pct(share), note])
@@ -351,6 +354,43 @@ def _eval_rows(part: dict[str, Any] | None) -> list[list[str]]:
                 f"medians {_fmt(wait['swarm_median_s'], 1)} s / {_fmt(wait['plain_median_s'], 1)} s"
                 f" over {wait['tasks']} tasks; per task median {_fmt(wait['per_task_median'], 2)}x,"
                 f" max {_fmt(wait['per_task_max'], 2)}x",
+            ]
+        )
+    return rows
+
+
+def _busy_rows(part: dict[str, Any] | None) -> list[list[str]]:
+    if not part:
+        return []
+    if "arms" not in part:
+        return _error_row("9. busy machine", part)
+    rows = []
+    count = len(part.get("tasks", []))
+    for arm, label in (
+        ("idle", "idle machine"),
+        ("hog", f"beside {part['sizes']['hog_procs']} busy processes"),
+    ):
+        data = part["arms"].get(arm)
+        if data is None:
+            continue
+        rows.append(
+            [
+                "9. busy machine: solved",
+                label,
+                f"{data['solved']}/{count}",
+                f"wall {_fmt(data['wall_s'], 0)} s, median {_fmt(data['median_s'], 1)} s a task; "
+                f"{data['cut_while_streaming']} calls cut while streaming, "
+                f"{_fmt(data['gateway_swaps'].get('load', 0), 0)} swap loads",
+            ]
+        )
+    if part.get("wall_ratio") is not None:
+        same = "same" if part.get("same_solved") else "different"
+        rows.append(
+            [
+                "9. busy machine: wall time",
+                "hog / idle",
+                f"{_fmt(part['wall_ratio'], 2)}x",
+                f"median {_fmt(part.get('median_ratio'), 2)}x; {same} solved count",
             ]
         )
     return rows

@@ -260,3 +260,31 @@ def test_the_wait_ratio_compares_the_swarm_with_one_plain_call_task_by_task() ->
     row = next(line for line in table.splitlines() if "swarm / plain" in line)
     assert "2.00x" in row and "over 3 tasks" in row and "max 6.00x" in row
     assert "schema-valid first try 100.0%" in table
+
+
+def test_the_busy_part_has_its_rows_and_a_lone_part_no_orchestration_row() -> None:
+    arm = {
+        "solved": 2,
+        "wall_s": 317.2,
+        "median_s": 54.35,
+        "cut_while_streaming": 0,
+        "gateway_swaps": {"load": 0.0, "drain_cut": 0.0},
+    }
+    busy = {
+        "sizes": {"hog_procs": 4},
+        "tasks": ["a", "b", "c"],
+        "arms": {"idle": arm, "hog": {**arm, "wall_s": 445.4}},
+        "same_solved": True,
+        "wall_ratio": 1.4,
+        "median_ratio": 1.33,
+    }
+    rows = summary_rows({"parts": {"busy": busy}})
+    assert [row[:3] for row in rows] == [
+        ["9. busy machine: solved", "idle machine", "2/3"],
+        ["9. busy machine: solved", "beside 4 busy processes", "2/3"],
+        ["9. busy machine: wall time", "hog / idle", "1.40x"],
+    ]
+    assert rows[-1][3] == "median 1.33x; same solved count"
+    assert summary_rows({"parts": {"busy": {"error": "boom"}}}) == [
+        ["9. busy machine", "error", "-", "boom"]
+    ]
