@@ -301,7 +301,7 @@ MUTANTS: tuple[Mutant, ...] = (
         (
             (
                 "residency.py",
-                "            while limit is not None and not task.done():",
+                "            while watch is not None and not task.done():",
                 "            while False:",
             ),
         ),

@@ -21,6 +21,7 @@ from runtime.gateway.budget import DeviceMark, device_mark, measure_footprint
 from runtime.gateway.config import format_bytes
 from runtime.gateway.errors import ModelUnavailableError
 from runtime.gateway.eviction import ResidentModel, evict_for, sleeping_suffices
+from runtime.gateway.health import HealthWatch
 from runtime.gateway.ledger import BudgetExceededError, MemoryLedger
 from runtime.gateway.metrics import GatewayMetrics
 from runtime.gateway.policies import ModelState
@@ -180,32 +181,26 @@ class Residency:
         """
         task = asyncio.ensure_future(call)
         limit = self.hung_after_s
-        probe: asyncio.Future[bool] | None = None
+        watch = None if limit is None else HealthWatch(backend, self._client, limit)
         try:
-            answered = time.monotonic()
-            while limit is not None and not task.done():
-                started = time.monotonic()
-                probe = asyncio.ensure_future(backend.healthy(self._client, min(5.0, limit / 2)))
-                await asyncio.wait({task, probe}, return_when=asyncio.FIRST_COMPLETED)
-                if task.done():
-                    break
-                if not probe.exception() and probe.result():
-                    answered = started
-                elif time.monotonic() - answered >= limit:
+            while watch is not None and not task.done():
+                watch.poke()
+                await asyncio.wait({task}, timeout=min(1.0, watch.limit_s / 4))
+                if not task.done() and watch.silent():
                     backend.hung = True
                     raise BackendError(
                         f"{backend.name}: its server answered no health check for "
-                        f"{time.monotonic() - answered:.0f} s (process state "
+                        f"{watch.silent_for():.0f} s (process state "
                         f"{backend.run_state() or 'unknown'}): hung"
                     )
-                await asyncio.wait({task}, timeout=min(1.0, limit / 4))  # a refusal is quick
             await task
         finally:
-            for pending in (task, probe):
-                if pending is not None and not pending.done():
-                    pending.cancel()
-                    with contextlib.suppress(BaseException):
-                        await pending
+            if watch is not None:
+                await watch.close()
+            if not task.done():
+                task.cancel()
+                with contextlib.suppress(BaseException):
+                    await task
 
     async def _mark(self, held: int) -> DeviceMark | None:
         """On CUDA, the device's used bytes before a load or sleep (see ``gpu_bytes``)."""

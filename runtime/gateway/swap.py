@@ -37,6 +37,7 @@ from runtime.gateway.errors import (
     UnknownModelError,
 )
 from runtime.gateway.eviction import sleeping_suffices
+from runtime.gateway.health import HealthWatch
 from runtime.gateway.ledger import MemoryLedger
 from runtime.gateway.metrics import GatewayMetrics
 from runtime.gateway.policies import DeviceView, ModelState, SchedulingPolicy
@@ -86,9 +87,8 @@ class SwapScheduler:
             hung_after_s=scheduling.hung_after_s,
         )
         self._client = client
-        self._answered: dict[str, float] = {}
-        """When each ready model's server last answered a health check (monotonic)."""
-        self._probes: dict[str, asyncio.Task[None]] = {}
+        self._health: dict[str, HealthWatch] = {}
+        """Each ready model's server's health checks (dropped when it leaves ready)."""
         self._device_mutex = asyncio.Lock()
         self._wake = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
@@ -464,7 +464,7 @@ class SwapScheduler:
                 for slot in self.slots.values():
                     backend = slot.backend
                     if slot.state not in (ModelState.READY, ModelState.SLEEPING):
-                        self._answered.pop(slot.name, None)
+                        self._forget_health(slot.name)
                         continue
                     if not isinstance(backend, ProcessBackend):
                         continue
@@ -473,10 +473,10 @@ class SwapScheduler:
                     elif slot.state is ModelState.READY:
                         self._check_hung(slot, backend)
                     else:
-                        self._answered.pop(slot.name, None)
+                        self._forget_health(slot.name)
         finally:
-            for probe in self._probes.values():
-                probe.cancel()
+            for name in list(self._health):
+                self._forget_health(name)
 
     def _check_hung(self, slot: ModelSlot, backend: ProcessBackend) -> None:
         """Probe a ready server's health; fail it once it is alive but unresponsive.
@@ -490,35 +490,27 @@ class SwapScheduler:
         limit = self.scheduling.hung_after_s
         if limit is None:
             return
-        now = time.monotonic()
-        answered = self._answered.setdefault(slot.name, now)
-        probe = self._probes.get(slot.name)
-        if probe is None or probe.done():
-            self._probes[slot.name] = asyncio.create_task(
-                self._probe(slot.name, backend, min(5.0, limit / 2)), name=f"health-{slot.name}"
-            )
-        silent = now - answered
+        watch = self._health.get(slot.name)
+        if watch is None or watch.backend is not backend:
+            self._forget_health(slot.name)
+            watch = self._health[slot.name] = HealthWatch(backend, self._client, limit)
+        watch.poke()
+        silent = watch.silent_for()
         if silent < limit or slot.progress.silent_for() < limit:
             return
         how = "stopped (SIGSTOP)" if backend.run_state() in ("T", "t") else "hung"
         backend.hung = True
-        self._answered.pop(slot.name, None)
+        self._forget_health(slot.name)
         self._mark_failed(
             slot,
             f"alive but answered no health check for {silent:.0f} s and made no progress: "
             f"{how}; log: {backend.log_path()}",
         )
 
-    async def _probe(self, name: str, backend: ProcessBackend, timeout_s: float) -> None:
-        started = time.monotonic()
-        try:
-            answered = await backend.healthy(self._client, timeout_s)
-        except Exception:  # a client closing under it (shutdown): no answer
-            answered = False
-        if answered and name in self._answered:
-            self._answered[name] = max(self._answered[name], started)
-        else:
-            await asyncio.sleep(min(1.0, timeout_s))  # a refused connection fails at once
+    def _forget_health(self, name: str) -> None:
+        watch = self._health.pop(name, None)
+        if watch is not None:
+            watch.cancel()
 
     # -- introspection ------------------------------------------------------------------
 

@@ -42,6 +42,7 @@ from typing import Any, Literal, NoReturn, TypeVar
 import httpx
 import structlog
 
+from runtime.gateway import health as health_module
 from runtime.gateway import proxy as proxy_module
 from runtime.gateway import residency as residency_module
 from runtime.gateway import service as service_module
@@ -718,7 +719,8 @@ def virtual_gateway(
         del index
         return None if fake.nvml == "fail" else DeviceMark(fake.used, held)
 
-    for module in (slot_module, swap_module, residency_module, service_module, proxy_module):
+    modules = (slot_module, swap_module, residency_module, service_module, proxy_module)
+    for module in (*modules, health_module):
         patch(module, "time", clock)
     patch(asyncio, "to_thread", inline)
     patch(residency_module, "measure_footprint", measure)
