@@ -1,8 +1,9 @@
 """``edgeswarm eval``: how often the swarm solves programming tasks it has never seen the tests of.
 
-A task set is a directory of task directories (``bench/tasks`` ships 33), each holding
-``task.txt`` (what the agents see) and ``test_hidden.py`` (what they never see). For every
-task two arms run against the same endpoint and models:
+A task set is a directory of task directories (``bench/tasks`` ships 117,
+``bench/tasks-project`` 40 with a project each), each holding ``task.txt`` (what the agents
+see) and ``test_hidden.py`` (what they never see). For every task the chosen arms run against
+the same endpoint and models:
 
 - ``swarm``: the full graph (researcher, summarizers, coder, sandboxed checks, auditors,
   revisions); its final ``solution.py`` is graded;
@@ -10,6 +11,9 @@ task two arms run against the same endpoint and models:
   use: the task verbatim as the only message, the definitions of its answer's first
   ```python block are the solution (its example calls and self-checks dropped, as a user
   would); no schema, no system prompt of ours, temperature 0, the coder's token budget;
+- ``plain+files`` (project tasks only): the same plain call, handed every text file of the
+  task's workspace in full and each table's ``CREATE`` with three rows before the task, as a
+  user pastes a project;
 - ``direct``: one grammar-guided code-block call of the same model with the coder's prompt
   (no checks, no retry, no fallback).
 

@@ -59,7 +59,9 @@ class TestRun:
     __test__ = False  # not a pytest test class
 
     ok: bool
-    """True when every test passed."""
+    """True when every required check passed (:func:`agents.selection.required`: the
+    statement's examples and the writer's checks most candidates pass); ``failed`` may still
+    count writer checks that most candidates contradict."""
     passed: int
     """Tests that passed."""
     failed: int

@@ -106,7 +106,7 @@ def _default_state_dir() -> Path:
 
 
 class Settings(BaseSettings):
-    """Process-wide edgeswarm settings; see the README's Configuration section."""
+    """Process-wide edgeswarm settings; see docs/configuration.md."""
 
     model_config = SettingsConfigDict(
         env_prefix=ENV_PREFIX,
