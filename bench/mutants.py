@@ -208,13 +208,14 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     Mutant(
         "measured-victims-free-all",
-        "making room for a larger server counts a sleep-mode victim as freeing all (the third)",
+        "making room counts a sleep-mode victim as freeing all (the third; since the residency "
+        "asks the policy, the one rule every swap uses)",
         (
             (
-                "residency.py",
-                "                held_after=s.sleep_device_expected if s.state is ModelState.READY "
-                "else 0,",
-                "                held_after=0,",
+                "policies.py",
+                "            held_after=self.sleep_device_expected "
+                "if self.state is ModelState.READY else 0,",
+                "            held_after=0,",
             ),
         ),
     ),

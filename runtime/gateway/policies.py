@@ -19,8 +19,12 @@ The policies (``scheduling.policy`` in the config):
   request; requests to a ready model run concurrently.
 
 A new policy is a class that satisfies :class:`SchedulingPolicy` (``name``,
-``admits_directly``, ``plan``, ``victims``), registered in :func:`policy_for`:
-runtime/gateway/DESIGN.md, "How to add a policy".
+``admits_directly``, ``plan``, ``victims``, ``host_victims``), registered in
+:func:`policy_for`: runtime/gateway/DESIGN.md, "How to add a policy".
+
+Every eviction is the policy's choice: the scheduler's swaps, a load measured larger than
+declared and host RAM for a model going to sleep all ask it, through :func:`make_room` (its
+victims, and whether they are stopped rather than slept) and ``host_victims``.
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Protocol
 
-from runtime.gateway.eviction import ResidentModel, evict_fifo, evict_for
+from runtime.gateway.eviction import ResidentModel, evict_fifo, evict_for, sleeping_suffices
 
 
 class ModelState(StrEnum):
@@ -147,6 +151,48 @@ class SchedulingPolicy(Protocol):
         """The models to unload so ``target`` fits; None if it cannot."""
         ...
 
+    def host_victims(
+        self, target: ResidentModel, sleeping: Sequence[ResidentModel], budget: int, now: float
+    ) -> tuple[str, ...] | None:
+        """The sleeping models to stop so ``target`` (going to sleep) fits in the host budget."""
+        ...
+
+
+@dataclass(frozen=True)
+class Room:
+    """What to evict so a model fits: the policy's victims, and how."""
+
+    victims: tuple[str, ...]
+    stop: bool
+    """Stop them rather than sleep them: asleep, their remains would leave too little."""
+
+
+def make_room(
+    policy: SchedulingPolicy, target: ModelView, view: DeviceView, now: float
+) -> Room | None:
+    """``policy``'s victims for ``target`` in ``view``, and whether sleeping them suffices.
+
+    The one place that decides how a swap makes room; None when ``target`` cannot fit.
+    """
+    victims = policy.victims(target, view, now)
+    if victims is None:
+        return None
+    if not victims:
+        return Room((), stop=False)
+    resident = [m.as_resident() for m in view.resident()]
+    fits_asleep = sleeping_suffices(target.as_resident(loaded=True), resident, victims, view.budget)
+    return Room(victims, stop=not fits_asleep)
+
+
+def cheapest_sleeping(
+    target: ResidentModel, sleeping: Sequence[ResidentModel], budget: int, now: float
+) -> tuple[str, ...] | None:
+    """Host room the cost-aware way (:func:`evict_for`): every shipped policy's ``host_victims``.
+
+    Sleeping models only cost a reload from host RAM; load order tells nothing about that.
+    """
+    return evict_for(target, sleeping, budget, now)
+
 
 def expired(view: DeviceView, now: float) -> tuple[tuple[str, ...], float | None]:
     """Idle models past their TTL, and the seconds until the next one expires.
@@ -239,6 +285,8 @@ class GroupedPolicy:
         resident = [m.as_resident() for m in view.resident()]
         return evict_for(target.as_resident(loaded=True), resident, view.budget, now)
 
+    host_victims = staticmethod(cheapest_sleeping)
+
     def plan(self, view: DeviceView, now: float) -> Plan:
         """Admit every ready queue; load the next model once its victims may go."""
         admit = {m.name: ALL for m in view.models if m.queued and m.state is ModelState.READY}
@@ -273,6 +321,8 @@ class _ArrivalOrder:
         """Unload in load order."""
         resident = [m.as_resident() for m in view.resident()]
         return evict_fifo(target.as_resident(loaded=True), resident, view.budget, now)
+
+    host_victims = staticmethod(cheapest_sleeping)
 
 
 class FifoMutexPolicy(_ArrivalOrder):

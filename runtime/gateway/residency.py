@@ -1,9 +1,12 @@
 """Residency transitions: evict, drain, sleep, stop, wake and start one model, with accounting.
 
 These are the steps the swap scheduler takes while it holds the device mutex; nothing here
-decides what to do or takes a lock. Each step keeps the ledger conservative: bytes are reserved
-before a server starts or wakes and released only after it stopped or slept, so what runs never
-exceeds what is reserved. Every step logs a structlog event with model, bytes and seconds.
+decides what to do or takes a lock: when a step needs room (a server measured larger than
+declared, host RAM for a model going to sleep) it asks the scheduler's policy, through the
+``room`` and ``host_room`` callables it was given. Each step keeps the ledger conservative:
+bytes are reserved before a server starts or wakes and released only after it stopped or slept,
+so what runs never exceeds what is reserved. Every step logs a structlog event with model,
+bytes and seconds.
 """
 
 from __future__ import annotations
@@ -20,11 +23,10 @@ from runtime.gateway.backends import BackendError, ProcessBackend
 from runtime.gateway.budget import DeviceMark, device_mark, measure_footprint
 from runtime.gateway.config import format_bytes
 from runtime.gateway.errors import ModelUnavailableError
-from runtime.gateway.eviction import ResidentModel, evict_for, sleeping_suffices
 from runtime.gateway.health import HealthWatch
 from runtime.gateway.ledger import BudgetExceededError, MemoryLedger
 from runtime.gateway.metrics import GatewayMetrics
-from runtime.gateway.policies import ModelState
+from runtime.gateway.policies import ModelState, Room
 from runtime.gateway.slot import ModelSlot
 from runtime.logs import get_logger
 from runtime.settings import Device
@@ -50,8 +52,14 @@ class Residency:
         gpu_index: int = 0,
         on_ready: Callable[[ModelSlot], None] | None = None,
         hung_after_s: float | None = None,
+        room: Callable[[ModelSlot, int], Room | None],
+        host_room: Callable[[ModelSlot, int], tuple[str, ...] | None],
     ) -> None:
         self.slots = slots
+        self.room = room
+        """The policy's victims for a model at a size (``SwapScheduler.room_for``)."""
+        self.host_room = host_room
+        """The sleeping models the policy stops for host RAM (``SwapScheduler.host_room_for``)."""
         self.hung_after_s = hung_after_s
         """A sleep or wake call whose server answers no health check this long is given up
         (the server is hung: it is then stopped at once, without its TERM grace)."""
@@ -225,16 +233,10 @@ class Residency:
         return min(kept, self.ledger.device.get(slot.name, slot.footprint))
 
     async def _make_host_room(self, slot: ModelSlot, need: int) -> bool:
-        """Stop sleeping models (cost-aware) until ``need`` host bytes are free."""
+        """Stop the sleeping models the policy picks until ``need`` host bytes are free."""
         if self.ledger.fits(need, host=True):
             return True
-        sleeping = [
-            ResidentModel(s.name, nbytes, last_used=s.last_used, reload_s=s.reload_s)
-            for s in self.slots.values()
-            if (nbytes := self.ledger.host.get(s.name)) is not None
-        ]
-        now = time.monotonic()
-        victims = evict_for(ResidentModel(slot.name, need), sleeping, self.ledger.host_budget, now)
+        victims = self.host_room(slot, need)
         if victims is None:
             return False
         for name in victims:
@@ -380,56 +382,17 @@ class Residency:
                 slot.footprint = measured
                 self.ledger.resize(slot.name, measured)
                 return
-            found = self._victims_for(slot, measured)
-            if found is None:
+            room = self.room(slot, measured)
+            if room is None:
                 break
-            victims, stop = found
-            await self.evict(
-                [self.slots[name] for name in victims], reason=f"{slot.name} measured", stop=stop
-            )
+            victims = [self.slots[name] for name in room.victims]
+            await self.evict(victims, reason=f"{slot.name} measured", stop=room.stop)
         error = RuntimeError(
             f"its server holds {format_bytes(measured)} after loading, more than its "
             f"declared footprint of {format_bytes(slot.footprint)} and more than the "
             f"budget leaves it; raise `footprint` in the config to at least {measured}"
         )
         await self._start_failed(slot, error, seconds)
-
-    def _victims_for(self, slot: ModelSlot, measured: int) -> tuple[tuple[str, ...], bool] | None:
-        """What to evict so ``slot`` fits at its ``measured`` size, and whether to stop them.
-
-        None if nothing can make room. They are stopped rather than slept when their remains
-        would leave too little (:func:`sleeping_suffices`).
-
-        Counted as the swap scheduler counts: a sleep-mode victim keeps its remains on the
-        device (``held_after``), and a sleeping model that holds bytes is a candidate too.
-        Counting each victim's whole footprint as freed, a slept victim's remains broke the budget
-        when the larger figure went into the ledger (found by the state machine:
-        ``test_a_larger_load_does_not_break_the_budget_when_its_victim_sleeps``); the caller
-        also checks again after each round, as a victim may keep more than expected.
-        """
-        resident = [
-            ResidentModel(
-                s.name,
-                self.ledger.device[s.name],
-                last_used=s.last_used,
-                reload_s=s.reload_s,
-                in_flight=s.in_flight,
-                loaded_at=s.loaded_at,
-                held_after=s.sleep_device_expected if s.state is ModelState.READY else 0,
-            )
-            for s in self.slots.values()
-            if s is not slot
-            and s.state in (ModelState.READY, ModelState.SLEEPING)
-            and self.ledger.holds(s.name)
-        ]
-        movable = {model.name for model in resident} | {slot.name}
-        pinned = sum(n for name, n in self.ledger.device.items() if name not in movable)
-        budget = self.ledger.device_budget - pinned
-        target = ResidentModel(slot.name, measured)
-        victims = evict_for(target, resident, budget, time.monotonic())
-        if victims is None:
-            return None
-        return victims, not sleeping_suffices(target, resident, victims, budget)
 
     async def _start_failed(self, slot: ModelSlot, err: Exception, seconds: float) -> NoReturn:
         if isinstance(slot.backend, ProcessBackend):

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import math
 import re
 import time
@@ -36,11 +37,11 @@ from runtime.gateway.errors import (
     QueueFullError,
     UnknownModelError,
 )
-from runtime.gateway.eviction import sleeping_suffices
+from runtime.gateway.eviction import ResidentModel
 from runtime.gateway.health import HealthWatch
 from runtime.gateway.ledger import MemoryLedger
 from runtime.gateway.metrics import GatewayMetrics
-from runtime.gateway.policies import DeviceView, ModelState, SchedulingPolicy
+from runtime.gateway.policies import DeviceView, ModelState, Room, SchedulingPolicy, make_room
 from runtime.gateway.residency import Residency
 from runtime.gateway.slot import Admission, ModelSlot, Waiter
 from runtime.logs import get_logger
@@ -85,6 +86,8 @@ class SwapScheduler:
             gpu_index=gpu_index,
             on_ready=self._on_idle,
             hung_after_s=scheduling.hung_after_s,
+            room=self.room_for,
+            host_room=self.host_room_for,
         )
         self._client = client
         self._health: dict[str, HealthWatch] = {}
@@ -389,24 +392,46 @@ class SwapScheduler:
             # A slept victim may keep more than expected (its first sleep, measured): then a
             # second round stops sleeping ones. Rounds are few: each frees or stops models.
             for _ in range(_EVICTION_ROUNDS):
-                now = time.monotonic()
-                target, view = slot.view(now), self.view(now)
-                victims = self.policy.victims(target, view, now)
-                if victims is None:
+                room = self.room_for(slot)
+                if room is None:
                     raise ModelUnavailableError(
                         f"model {slot.name} needs {slot.footprint} bytes; the budget is "
                         f"{self.ledger.device_budget} bytes"
                     )
-                if not victims:
+                if not room.victims:
                     break
-                # Victims chosen for what they free stopped are stopped, not slept.
-                resident = [m.as_resident() for m in view.resident()]
-                stop = not sleeping_suffices(
-                    target.as_resident(loaded=True), resident, victims, view.budget
-                )
-                chosen = [self.slots[name] for name in victims]
-                await self.residency.evict(chosen, reason=f"make room for {slot.name}", stop=stop)
+                chosen = [self.slots[name] for name in room.victims]
+                reason = f"make room for {slot.name}"
+                await self.residency.evict(chosen, reason=reason, stop=room.stop)
             await self.residency.bring_up(slot)
+
+    def room_for(self, slot: ModelSlot, size: int | None = None) -> Room | None:
+        """What the policy evicts so ``slot`` fits at ``size`` bytes (default: its footprint).
+
+        Asked before a load (:meth:`ensure_ready`) and by the residency when a server
+        measures larger than declared (``size``: the measured bytes). Bytes the ledger holds
+        for models neither resident nor ``slot`` (a failed server not yet reaped) are not the
+        policy's to move: the budget it sees is without them.
+        """
+        now = time.monotonic()
+        view, target = self.view(now), slot.view(now)
+        if size is not None:
+            target = dataclasses.replace(target, footprint=size)
+        movable = {model.name for model in view.resident()} | {slot.name}
+        pinned = sum(n for name, n in self.ledger.device.items() if name not in movable)
+        if pinned:
+            view = dataclasses.replace(view, budget=view.budget - pinned)
+        return make_room(self.policy, target, view, now)
+
+    def host_room_for(self, slot: ModelSlot, need: int) -> tuple[str, ...] | None:
+        """The sleeping models the policy stops so ``slot`` can sleep in ``need`` host bytes."""
+        sleeping = [
+            ResidentModel(s.name, nbytes, last_used=s.last_used, reload_s=s.reload_s)
+            for s in self.slots.values()
+            if (nbytes := self.ledger.host.get(s.name)) is not None
+        ]
+        target = ResidentModel(slot.name, need)
+        return self.policy.host_victims(target, sleeping, self.ledger.host_budget, time.monotonic())
 
     async def unload(self, name: str) -> ModelState:
         """Unload ``name`` now (drain, then sleep or stop); returns its new state.

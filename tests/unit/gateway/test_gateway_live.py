@@ -23,7 +23,7 @@ import httpx
 import pytest
 import structlog
 
-from runtime.gateway.policies import ModelState
+from runtime.gateway.policies import DeviceView, GroupedPolicy, ModelState, ModelView
 from runtime.gateway.service import GatewayService, _unseeded_if_sampled, usage_of
 from tests.fakes import fake_command
 from tests.prometheus import sample, samples
@@ -368,6 +368,51 @@ async def test_a_footprint_measured_above_the_declared_one_evicts_to_stay_in_bud
         assert live.service.ledger.violations == [] and live.violations == []
         assert (await live.chat("b")).status_code == 200  # a's measured size now counts
         assert (await live.model_info("a"))["state"] == "stopped"
+
+
+class _Contrary(GroupedPolicy):
+    """Picks the resident model the gateway's own policy would not, and notes each choice."""
+
+    def __init__(self) -> None:
+        self.chosen: list[tuple[str, ...]] = []
+
+    def victims(self, target: ModelView, view: DeviceView, now: float) -> tuple[str, ...] | None:
+        usual = super().victims(target, view, now)
+        if not usual:
+            return usual
+        others = [m.name for m in view.resident() if m.name not in usual]
+        picked = (others[0],) if others else usual
+        self.chosen.append(picked)
+        return picked
+
+
+async def test_a_load_measured_larger_evicts_what_the_policy_picks(
+    tmp_path: Path, tag: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The residency makes room for a larger measured footprint only by asking the policy."""
+    monkeypatch.setattr(
+        "runtime.gateway.residency.measure_footprint", measured_as({"a": 500 * MB}, tag)
+    )
+    models = [
+        fake_model("a", tag, footprint=300 * MB),
+        fake_model("b", tag, footprint=300 * MB),
+        fake_model("c", tag, footprint=300 * MB),
+    ]
+    config = write_config(tmp_path, models, 1000 * MB, device="cuda")
+    async with live_gateway(config, tag) as live:
+        assert (await live.chat("b")).status_code == 200
+        assert (await live.chat("c")).status_code == 200
+        usual = live.service.scheduler.room_for(live.service.slots["a"], 500 * MB)
+        assert usual is not None and len(usual.victims) == 1  # the gateway's own choice
+        contrary = _Contrary()
+        live.service.scheduler.policy = contrary
+        assert (await live.chat("a")).status_code == 200  # 300 MB declared fits; 500 not
+        assert contrary.chosen and contrary.chosen[-1] != usual.victims
+        (picked,) = contrary.chosen[-1]
+        states = {name: (await live.model_info(name))["state"] for name in ("a", "b", "c")}
+        kept = ({"b", "c"} - {picked}).pop()
+        assert states == {"a": "ready", picked: "stopped", kept: "ready"}
+        assert live.service.ledger.violations == [] and live.violations == []
 
 
 async def test_a_model_measured_above_the_budget_fails_clearly(
