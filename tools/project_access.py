@@ -144,25 +144,22 @@ class ConfigAccess:
         return lines
 
 
-def csv_access(rel: str, text: str) -> list[str]:
+def csv_access(rel: str, text: str, shape: RecordShape | None) -> list[str]:
     """The ``csv.DictReader`` line and one row's values, for a table with a header row.
 
-    The first line is a header when it has at least two fields, all distinct names without
-    digits, the same count as most rows, none repeated below it in its column (a tag like
-    ``BKG`` is a value), and some later row holds a digit (a header names its columns, not
-    their values). A file opening with comments gets no line:
-    ``DictReader`` would take the comment for the header.
+    ``shape`` is the file's :func:`record_shape` (its separator; None: no table). The first
+    line is a header when it has at least two fields, all distinct names without digits, the
+    same count as most rows, none repeated below it in its column (a tag like ``BKG`` is a
+    value), and some later row holds a digit (a header names its columns, not their values).
+    A file opening with comments gets no line: ``DictReader`` would take the comment for the
+    header.
     """
-    if PurePosixPath(rel).suffix.lower() not in {".csv", ".tsv", ".txt", ".psv"}:
+    if shape is None or PurePosixPath(rel).suffix.lower() not in {".csv", ".tsv", ".txt", ".psv"}:
         return []
     lines = [line for line in text.splitlines() if line.strip()]
     if len(lines) < 2 or lines[0].lstrip().startswith("#"):
         return []
-    try:
-        dialect = csv.Sniffer().sniff("\n".join(lines[:20]), delimiters=",;\t|")
-    except csv.Error:
-        return []
-    delimiter = dialect.delimiter
+    delimiter = shape.sep
     rows = list(csv.reader(io.StringIO("\n".join(lines[:50])), delimiter=delimiter))
     header, body = rows[0], [row for row in rows[1:] if len(row) == len(rows[0])]
     names = [name.strip() for name in header]

@@ -34,7 +34,13 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Literal
 
-from tools.project_access import config_access, csv_access, record_access, record_shape
+from tools.project_access import (
+    RecordShape,
+    config_access,
+    csv_access,
+    record_access,
+    record_shape,
+)
 from tools.project_scan import (
     COUNT_CAP,
     TIME_BUDGET_S,
@@ -186,19 +192,19 @@ def _file_entries(rel: str, text: str, notes: Notes) -> list[Entry]:
         return _config_entries(rel, _redact(text))
     if kind == "doc":
         return _doc_entries(rel, text)
-    reading = csv_access(rel, text) or record_access(record_shape(text))
-    return [_head_entry(rel, "data", text, _DATA_LINES, _fields_note(text), reading)]
+    shape = record_shape(text)
+    reading = csv_access(rel, text, shape) or record_access(shape)
+    return [_head_entry(rel, "data", text, _DATA_LINES, _fields_note(shape), reading)]
 
 
-def _fields_note(text: str) -> str:
+def _fields_note(shape: RecordShape | None) -> str:
     """How a data file's records split into fields, with one record's fields numbered.
 
     ``records split by ';' (most have 4 fields), e.g. [0] MSR [1] 0800 [2] 21.4 [3]
     house-1; ``: a small model shown the file's head still split such a line on commas (the
-    project set's line-format tasks, 0 of 10 in every arm). The separator and the record
-    shown are :func:`tools.project_access.record_shape`'s; "" when no separator is regular.
+    project set's line-format tasks, 0 of 10 in every arm). ``shape`` is the file's
+    :func:`tools.project_access.record_shape`; "" without one (no separator is regular).
     """
-    shape = record_shape(text)
     if shape is None:
         return ""
     fields = shape.fields

@@ -65,11 +65,11 @@ REFUSAL_REASONS = (
 )
 """Why a request or connection is refused at the door: its series show from the start, at 0."""
 RECENT = 20
+"""Swap steps kept for the status page, newest last (its requests are the request log's)."""
 SWAP_LOG = 10_000
 """Swap steps kept for requests' swap waits: hours of swapping, a few hundred KB."""
 QUEUE_HOLDING_STEPS = frozenset({"load", "wake", "sleep", "stop", "load_failed"})
 """Swap steps during which a model's queue waits."""
-"""Swaps and requests kept for the status page, newest last."""
 
 
 class _GaugeCollector(Collector):

@@ -262,12 +262,19 @@ class RequestLog:
         return record
 
     def swapping(self, start: float, end: float) -> float:
-        """Seconds between ``start`` and ``end`` (epoch) during which a swap step ran."""
+        """Seconds between ``start`` and ``end`` (epoch) during which a swap step ran.
+
+        Read at each request's admission: from the newest step back to the first that ended
+        before ``start``, not the whole log.
+        """
         if self.metrics is None or end <= start:
             return 0.0
-        return sum(
-            max(0.0, min(end, done) - max(start, began)) for began, done in self.metrics.swap_log
-        )
+        total = 0.0
+        for began, done in reversed(self.metrics.swap_log):
+            if done <= start:
+                break  # steps are logged as they end: every earlier one ended before, too
+            total += max(0.0, min(end, done) - max(start, began))
+        return total
 
     def since(self, after: int = 0, tail: int | None = None) -> list[RequestRecord]:
         """Records later than ``seq`` ``after`` in the ring (the last ``tail`` of them)."""

@@ -168,7 +168,7 @@ def test_many_values_are_counted_not_listed() -> None:
 
 def test_a_table_with_a_header_row_is_read_with_dictreader(tmp_path: Path) -> None:
     _write(tmp_path, "data/rates.csv", RATES)
-    lines = csv_access("data/rates.csv", RATES)
+    lines = csv_access("data/rates.csv", RATES, record_shape(RATES))
     assert lines[:3] == [
         "# read in Python:",
         "#   import csv",
@@ -193,11 +193,12 @@ def test_a_table_with_a_header_row_is_read_with_dictreader(tmp_path: Path) -> No
     ],
 )
 def test_tables_without_a_plain_header_get_no_line(text: str) -> None:
-    assert csv_access("t.csv", text) == []
+    assert csv_access("t.csv", text, record_shape(text)) == []
 
 
 def test_a_log_file_is_not_a_table() -> None:
-    assert csv_access("app.log", "level,text\nINFO,started 1\n") == []
+    log = "level,text\nINFO,started 1\n"
+    assert csv_access("app.log", log, record_shape(log)) == []
 
 
 def test_the_project_map_ends_config_and_table_snippets_with_their_reading(
@@ -271,7 +272,7 @@ def test_ids_and_times_with_leading_zeros_stay_text() -> None:
 
 def test_tagged_records_are_not_a_header_and_prose_has_no_shape() -> None:
     bookings = "BKG;rm=12;arr=20240501\nBKG;rm=04;arr=20240502\n"
-    assert csv_access("bookings.txt", bookings) == []
+    assert csv_access("bookings.txt", bookings, record_shape(bookings)) == []
     assert record_shape(bookings) is not None
     assert record_shape("Dear all,\nthe shop opens at nine.\n") is None
     assert record_access(None) == []

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tools import project_map, project_scan
+from tools.project_access import record_shape
 from tools.project_map import Entry, ProjectMap, _fields_note, build_map
 from tools.project_rank import ProjectContext, project_context, rank, render
 
@@ -548,15 +549,18 @@ def test_a_data_file_s_fields_are_named_by_their_separator() -> None:
     records split, one typical record's fields numbered (the tagged kind most lines have)."""
     log = "# gateway gw-07\nMSR;0800;21.4;house-1\nERR;0805;house-2;sensor timeout\n"
     log += "MSR;0815;-1.5;cold-store\n"
-    assert _fields_note(log) == (
+    assert _fields_note(record_shape(log)) == (
         "records split by ';' (4 fields), e.g. [0] MSR [1] 0800 [2] 21.4 [3] house-1; "
     )
     receipt = "RCPT|0012|20240503\nART|TEA-01|450|3\nART|MUG|1290|1\nSUM|3189\n"
-    assert _fields_note(receipt) == (
+    assert _fields_note(record_shape(receipt)) == (
         "records split by '|' (most have 4 fields), e.g. [0] ART [1] TEA-01 [2] 450 [3] 3; "
     )
-    assert _fields_note("a\tb\n1\t2\n") == "records split by tab (2 fields), e.g. [0] 1 [1] 2; "
+    assert (
+        _fields_note(record_shape("a\tb\n1\t2\n"))
+        == "records split by tab (2 fields), e.g. [0] 1 [1] 2; "
+    )
     # prose, a single record, or times (``:`` is no separator) say nothing
-    assert _fields_note("Dear all,\nthe shop opens at nine.\nRegards\n") == ""
-    assert _fields_note("MSR;0800;21.4\n") == ""
-    assert _fields_note("12:30 start\n13:45 stop\n") == ""
+    assert _fields_note(record_shape("Dear all,\nthe shop opens at nine.\nRegards\n")) == ""
+    assert _fields_note(record_shape("MSR;0800;21.4\n")) == ""
+    assert _fields_note(record_shape("12:30 start\n13:45 stop\n")) == ""
