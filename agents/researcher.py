@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 
 from agents.prompts import PromptLayout, layout
-from agents.schemas import ResearchBrief
-from agents.structured import StructuredResult, ainvoke_structured
 
 MAX_TASK_CHARS = 8000
 
@@ -40,12 +37,3 @@ def researcher_messages(
     notes_part = f"What your lookups found:\n{notes}\n\n" if notes else ""
     user = TASK.format(notes=notes_part, task=task.strip())
     return layout(SYSTEM, user, order)
-
-
-async def research(
-    task: str, llm: BaseChatModel, *, model_name: str
-) -> StructuredResult[ResearchBrief]:
-    """Analyse ``task`` and return a validated :class:`ResearchBrief`."""
-    return await ainvoke_structured(
-        llm, ResearchBrief, researcher_messages(task), model_name=model_name
-    )

@@ -39,8 +39,7 @@ class ResearchBrief(BaseModel):
 
 
 Severity = Literal["info", "low", "medium", "high", "critical"]
-Verdict = Literal["approve", "revise"]
-AuditorRole = Literal["security", "performance"]
+AuditVerdict = Literal["approve", "revise"]
 
 
 class StageSummary(BaseModel):
@@ -80,5 +79,5 @@ class AuditReport(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    verdict: Verdict = Field(description="approve, or revise when a finding must be fixed.")
+    verdict: AuditVerdict = Field(description="approve, or revise when a finding must be fixed.")
     findings: list[Finding] = Field(max_length=4, description="Problems found, worst first.")

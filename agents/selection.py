@@ -369,7 +369,7 @@ def disagree(runs: Sequence[CandidateRun], observed: Sequence[Sequence[str]] = (
     When a check fails every candidate, only this tells a systematic slip of the model, or a
     wrong check (they all behave alike: more samples of the same prompt would too), from a
     task the model is unsure of (they differ: another sample may be the right one). Measured
-    in the evals of 6180fa5 and 158e11e, on the runs that ended after one round with the
+    in two whole evals, on the runs that ended after one round with the
     chosen candidate failing a check: the candidates differed on 18 of 20 unsolved tasks and
     on 14 of 55 solved ones (so a search round costs little on what is already solved).
     """

@@ -16,6 +16,7 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any, cast
 
+from app.errors import UsageError
 from app.report import (
     print_eval,
     print_eval_progress,
@@ -50,6 +51,7 @@ from runtime.gateway.cli import (
     add_settings_options,
     port_number,
 )
+from runtime.gateway.config import ConfigError
 from runtime.gateway.lock import DeviceBusyError
 from runtime.logs import (
     bind_run,
@@ -442,7 +444,7 @@ def cmd_resume(args: argparse.Namespace) -> int:
 def cmd_runs(args: argparse.Namespace) -> int:
     """List checkpointed runs, newest first."""
     if args.limit < 1:
-        raise ValueError(f"--limit must be at least 1, not {args.limit}")
+        raise UsageError(f"--limit must be at least 1, not {args.limit}")
     where = _settings(args).runs_database()
     try:
         records = using(where, lambda store: store.list(args.limit), create=False)
@@ -492,12 +494,23 @@ def _drive(record: RunRecord, settings: Settings, *, out: str | None, as_json: b
                 return output
 
             output = using(settings.runs_database(), execute)
-    except BaseException:
+    except BaseException as err:
         with contextlib.suppress(Exception):  # never hide why the run stopped
             using(settings.runs_database(), lambda store: store.interrupted(record.thread_id))
         print(f"edgeswarm: to continue: edgeswarm resume {record.thread_id}", file=sys.stderr)
+        if isinstance(err, ValueError) and not isinstance(err, _USAGE):
+            # Raised by the run itself (the run is recorded): a failure, not bad input.
+            raise RunStoppedError(f"the run stopped: {err}") from err
         raise
     return _show(output, out=out, as_json=as_json)
+
+
+class RunStoppedError(RuntimeError):
+    """A recorded run stopped on an error of its own (exit 1; ``resume`` continues it)."""
+
+
+_USAGE = (UsageError, SettingsError, CatalogError, ConfigError)
+"""The errors that mean bad input or settings (exit 2)."""
 
 
 def _show(output: dict[str, Any], *, out: str | None, as_json: bool) -> int:
@@ -606,7 +619,8 @@ def _kept_results(
     """The eval's log of results beside ``--out`` and what it kept (none without ``--out``).
 
     Raises:
-        ValueError: ``--out`` is a directory, or the kept results are of other settings.
+        UsageError: ``--out`` is a directory.
+        ResumeMismatchError: the kept results are of other settings.
     """
     from app import evaluate
 
@@ -614,7 +628,7 @@ def _kept_results(
         return None, {}
     out = Path(args.out)
     if out.is_dir():
-        raise ValueError(f"--out {out} is a directory; give a file, such as {out / 'eval.json'}")
+        raise UsageError(f"--out {out} is a directory; give a file, such as {out / 'eval.json'}")
     identity = {
         "tasks": str(tasks_dir.resolve()),
         "model": args.model,
@@ -637,9 +651,9 @@ def _eval_arms(args: argparse.Namespace) -> tuple[Arm, ...]:
 
     arms = tuple(a.strip() for a in args.arms.split(",") if a.strip())
     if not arms or set(arms) - set(evaluate.ARMS):
-        raise ValueError(f"--arms takes any of {', '.join(evaluate.ARMS)}, not {args.arms!r}")
+        raise UsageError(f"--arms takes any of {', '.join(evaluate.ARMS)}, not {args.arms!r}")
     if args.concurrency < 1:
-        raise ValueError(f"--concurrency must be at least 1, not {args.concurrency}")
+        raise UsageError(f"--concurrency must be at least 1, not {args.concurrency}")
     return cast("tuple[Arm, ...]", arms)
 
 
@@ -762,7 +776,9 @@ def _on_terminate(signum: int, _frame: FrameType | None) -> None:
 _ERRORS: list[tuple[type[BaseException], int]] = [
     (SettingsError, EXIT_USAGE),
     (CatalogError, EXIT_USAGE),
-    (ValueError, EXIT_USAGE),
+    (UsageError, EXIT_USAGE),
+    (ConfigError, EXIT_USAGE),
+    (RunStoppedError, EXIT_FAILED),
     (ModelNotPulledError, EXIT_ENVIRONMENT),
     (EndpointUnreachableError, EXIT_ENVIRONMENT),
     (VLLMNotInstalledError, EXIT_ENVIRONMENT),

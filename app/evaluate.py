@@ -47,10 +47,12 @@ from agents.coder import CODE_TOKENS, code_of, coder_messages, definitions, plai
 from agents.examples import entry_point_of
 from agents.stream import CallWatch, Liveness, StalledCallError, stream_answer, watching
 from agents.structured import chat_model
+from app.errors import UsageError
 from app.runner import run_swarm
+from graphs.coding import SOLUTION
 from graphs.context import Context
 from graphs.llm import NodeFailedError, ask_code, lease_model, progress_probe, warm_up
-from graphs.nodes import SOLUTION, validate_task
+from graphs.nodes import validate_task
 from graphs.state import InputState, NodeMetrics, OutputState
 from runtime.prefix_cache import Counters, combined, endpoint_counters, total_hit_rate
 from tools.project_files import MAX_BYTES, MAX_FILE_BYTES, MAX_FILES, ProjectFiles
@@ -69,7 +71,7 @@ Split = Literal["all", "dev", "held-out"]
 ProgressFn = Callable[[str, str, "ArmResult"], None]
 
 
-class TaskSetError(ValueError):
+class TaskSetError(UsageError):
     """The task set cannot be used (missing directory, file or malformed task)."""
 
 
@@ -650,7 +652,7 @@ def partial_path(out: Path) -> Path:
     return out.with_name(out.name + PARTIAL_SUFFIX)
 
 
-class ResumeMismatchError(ValueError):
+class ResumeMismatchError(UsageError):
     """The kept results belong to an evaluation with other settings."""
 
 

@@ -15,16 +15,15 @@ from typing import Any, TextIO
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Durability
-from pydantic import BaseModel, TypeAdapter
+from pydantic import TypeAdapter
 
-from agents.schemas import ResearchBrief, StageSummary
-from agents.test_writer import TestSuite
+from app.errors import UsageError
 from app.runs import RunRecord, RunStore, thread_config
-from graphs.context import Context, Role
-from graphs.llm import GRAMMARS, warm_up
+from graphs.context import Context
+from graphs.llm import warm_up
 from graphs.nodes import validate_task
 from graphs.state import InputState, OutputState, State
-from graphs.swarm import brief_in_parallel, build_graph, graph
+from graphs.swarm import build_graph, graph, later_grammars
 from runtime.endpoint import list_models
 from runtime.logs import get_logger
 from tools.sql import SqlError, list_schema
@@ -38,7 +37,7 @@ RUN_LOG = "run.log.jsonl"
 _LINE_CHARS = 200
 
 
-class InputError(ValueError):
+class InputError(UsageError):
     """The run's input is unusable (task, workspace, database)."""
 
 
@@ -124,23 +123,6 @@ def _check_database(path: Path) -> None:
         list_schema(path)
     except (SqlError, sqlite3.Error) as err:
         raise InputError(f"database {path} cannot be read as SQLite ({err})") from None
-
-
-def later_grammars(
-    inputs: InputState, model_lookups: bool = True
-) -> list[tuple[Role, type[BaseModel] | None]]:
-    """The grammars a run asks for after its first step (that step compiles its own).
-
-    The summarizer answers only with the model's lookups to condense (a workspace or a
-    database, and ``model_lookups``).
-    """
-    skip: set[tuple[Role, type[BaseModel] | None]] = {("researcher", ResearchBrief)}
-    lookups = bool(inputs.workspace or inputs.database) and model_lookups
-    if brief_in_parallel(inputs, research_first=lookups):
-        skip |= {("researcher", TestSuite), ("coder", None)}
-    if not lookups:
-        skip.add(("summarizer", StageSummary))
-    return [grammar for grammar in GRAMMARS if grammar not in skip]
 
 
 async def run_swarm(

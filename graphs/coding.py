@@ -68,7 +68,7 @@ def plan(
     to the coder's prompt with the failures, then fresh samples at new seeds: the plain
     prompt at ``wide_temperature``, the stub prompt, the plain prompt, and so on: more
     search, and wider, not more repair (a small model's repairs of its own code rarely fix
-    the logic; measured in make eval of 20ab8c2, none of 20 repairs was right, while 2 of 39
+    the logic; measured in a whole make eval, none of 20 repairs was right, while 2 of 39
     fresh samples were). Without ``repair`` (a search round: no failure any evidence
     supports, so nothing to repair from) every candidate is a fresh sample.
 
@@ -718,8 +718,8 @@ def _files(best: Candidate | None, checks: list[Check]) -> dict[str, str]:
     return {SOLUTION: best.code, TESTS: checks_module(checks)}
 
 
-def route_after_tests(state: State) -> Literal["coder", "summarize_code", "finish"]:
+def route_after_tests(state: State) -> Literal["coder", "gather_evidence", "finish"]:
     """Revise from concrete failures while rounds are left; else on to the auditors."""
     if state.status == "failed":
         return "finish"
-    return "coder" if state.decision == "revise" else "summarize_code"
+    return "coder" if state.decision == "revise" else "gather_evidence"

@@ -122,9 +122,9 @@ class Context:
         default=1,
         metadata=_doc(
             "Revision rounds at most; one runs only when checks with support fail (or the "
-            "candidates differ under checks nothing supports). Measured in make eval of "
-            "d62464f with 2: 28 tasks ran both rounds, and the second found a right "
-            "candidate on no task where the first two rounds had none."
+            "candidates differ under checks nothing supports). With 2, in a whole make eval, "
+            "28 tasks ran both rounds, and the second found a right candidate on no task "
+            "where the first two rounds had none."
         ),
     )
     candidates: int = field(

@@ -18,17 +18,16 @@ from agents.lookups import available_tools, lookup_messages, lookup_plan_schema,
 from agents.prompts import clip
 from agents.researcher import MAX_TASK_CHARS, researcher_messages
 from agents.schemas import AuditReport, ResearchBrief, StageSummary
-from graphs.coding import attempt_text, project_files
+from graphs.coding import SOLUTION, attempt_text, project_files
 from graphs.context import Context, context_of
 from graphs.endpoints import HostedEndpointError
 from graphs.llm import NodeFailedError, ask, endpoint_of, failure
-from graphs.state import Attempt, AuditEntry, FinalReport, NodeMetrics, State
+from graphs.state import Attempt, AuditEntry, FinalReport, InputState, NodeMetrics, State
 from tools.dispatch import ToolContext
 from tools.evidence import Evidence, bandit_scan, performance_probe
 from tools.project_rank import project_context
 from tools.sandbox import SandboxUnavailable
 
-SOLUTION = "solution.py"
 _NOTES_CHARS = 1800
 # Three short tool calls; the tools' own argument bounds (a SQL query may be 8000
 # characters) would let a looping small model run for minutes.
@@ -123,8 +122,16 @@ async def map_project(state: State, ctx: Context) -> dict[str, Any]:
         "project_symbols": found.symbols,
         "looked_up": [f"map: {used}" for used in found.used],
         "project_notes": list(found.notes),
-        "research_first": ctx.model_lookups,
+        "research_first": researches_first(state, ctx.model_lookups),
     }
+
+
+def researches_first(inputs: InputState, model_lookups: bool) -> bool:
+    """Whether the researcher's model lookups run before the coder.
+
+    They do when the run has a workspace or a database to look in and ``model_lookups`` is on.
+    """
+    return bool(inputs.workspace or inputs.database) and model_lookups
 
 
 async def researcher(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
@@ -209,7 +216,7 @@ def audit_material(state: State, kind: AuditorKind, evidence: list[Evidence], li
     return clip(f"Checks: {status}\nWhat {tool} found:\n{found or '- nothing'}", limit)
 
 
-async def summarize_code(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
+async def gather_evidence(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     """Gather the auditors' evidence on the chosen code and bound their hand-over.
 
     bandit reads the code; the performance probe runs the passed checks on large inputs in
@@ -217,7 +224,7 @@ async def summarize_code(state: State, runtime: Runtime[Context]) -> dict[str, A
     """
     code = state.files.get(SOLUTION, "")
     if not code:
-        return {"evidence": {"security": [], "performance": []}, "audit_briefing": ""}
+        return {"evidence": {"security": [], "performance": []}}
     best = state.scored[state.best] if state.best is not None else None
     passed = [v.ok for v in best.verdicts] if best and not best.gate else []
     try:

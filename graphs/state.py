@@ -283,12 +283,8 @@ class State(InputState, OutputState):
     """The summarizer's hand-over to the coder (bounded)."""
     files: dict[str, str] = field(default_factory=dict)
     """The coder's latest files: solution.py and test_solution.py."""
-    code_notes: str = ""
-    """The coder's note on its latest change."""
     test_run: TestRun | None = None
     """The latest sandboxed test run."""
-    audit_briefing: str = ""
-    """The summarizer's hand-over to the auditors (bounded)."""
     audits: Annotated[dict[str, AuditReport], merge_audits] = field(default_factory=dict)
     """The latest report of each auditor."""
     revision: int = 0

@@ -24,12 +24,15 @@ from langgraph.cache.memory import InMemoryCache
 from langgraph.errors import NodeError
 from langgraph.graph import END, START, StateGraph
 from langgraph.types import CachePolicy, Command
+from pydantic import BaseModel
 
 from agents.examples import entry_point_of
+from agents.schemas import ResearchBrief, StageSummary
+from agents.test_writer import TestSuite
 from graphs import coding, nodes
-from graphs.context import Context
-from graphs.llm import failure
-from graphs.nodes import validate_task
+from graphs.context import Context, Role
+from graphs.llm import GRAMMARS, failure
+from graphs.nodes import researches_first, validate_task
 from graphs.state import InputState, OutputState, State
 
 __all__ = ["build_graph", "graph", "server_graph", "validate_task"]
@@ -60,6 +63,23 @@ def brief_in_parallel(state: InputState, research_first: bool | None = None) -> 
     except ValueError:
         return False
     return entry_point_of(task) is not None
+
+
+def later_grammars(
+    inputs: InputState, model_lookups: bool = True
+) -> list[tuple[Role, type[BaseModel] | None]]:
+    """The grammars a run asks for after its first step (that step compiles its own).
+
+    The summarizer answers only with the model's lookups to condense (a workspace or a
+    database, and ``model_lookups``).
+    """
+    skip: set[tuple[Role, type[BaseModel] | None]] = {("researcher", ResearchBrief)}
+    lookups = researches_first(inputs, model_lookups)
+    if brief_in_parallel(inputs, research_first=lookups):
+        skip |= {("researcher", TestSuite), ("coder", None)}
+    if not lookups:
+        skip.add(("summarizer", StageSummary))
+    return [grammar for grammar in GRAMMARS if grammar not in skip]
 
 
 def route_start(state: State) -> list[str]:
@@ -151,7 +171,7 @@ def build_graph() -> StateGraph[State, Context, InputState, OutputState]:
     builder.add_node("coder", coding.coder)
     builder.add_node("test_writer", coding.test_writer)
     builder.add_node("run_tests", coding.run_tests)
-    builder.add_node("summarize_code", nodes.summarize_code)
+    builder.add_node("gather_evidence", nodes.gather_evidence)
     builder.add_node("security_auditor", nodes.security_auditor)
     builder.add_node("performance_auditor", nodes.performance_auditor)
     builder.add_node("decide", nodes.decide)
@@ -170,10 +190,10 @@ def build_graph() -> StateGraph[State, Context, InputState, OutputState]:
     builder.add_edge("coder", "run_tests")
     builder.add_edge("test_writer", "run_tests")
     builder.add_conditional_edges(
-        "run_tests", coding.route_after_tests, ["coder", "summarize_code", "finish"]
+        "run_tests", coding.route_after_tests, ["coder", "gather_evidence", "finish"]
     )
     builder.add_conditional_edges(
-        "summarize_code", route_to_auditors, ["security_auditor", "performance_auditor", "finish"]
+        "gather_evidence", route_to_auditors, ["security_auditor", "performance_auditor", "finish"]
     )
     builder.add_edge(["security_auditor", "performance_auditor"], "decide")
     builder.add_conditional_edges("decide", route_decision)

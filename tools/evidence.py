@@ -28,7 +28,7 @@ from tools.sandbox import SandboxConfig
 
 LARGE_ITEMS = 3000
 """About how long the performance probe makes each string and list argument."""
-PROBE_LIMIT_S = 2.0
+LARGE_CALL_LIMIT_S = 2.0
 """Seconds one large call may take before it is blocking evidence."""
 _BANDIT_TIMEOUT_S = 60
 _MAX_ITEMS = 6
@@ -127,12 +127,14 @@ def performance_probe(
     if not calls:
         return []
     probes = [Check(call, "None", "probe") for call in calls]
-    run = run_checks(code, probes, entry, per_check_s=PROBE_LIMIT_S, timeout_s=60, project=project)
+    run = run_checks(
+        code, probes, entry, per_check_s=LARGE_CALL_LIMIT_S, timeout_s=60, project=project
+    )
     found: list[Evidence] = []
     for call, verdict in zip(calls, run.verdicts, strict=False):
         shown = call if len(call) <= 120 else call[:117] + "..."
         if verdict.error.startswith("TimeoutError"):
-            text = f"{shown} did not finish within {PROBE_LIMIT_S:.0f} s"
+            text = f"{shown} did not finish within {LARGE_CALL_LIMIT_S:.0f} s"
             found.append(Evidence("performance probe", text, True))
         elif verdict.error:
             text = f"{shown} raised {verdict.error[:100]} on a large input"

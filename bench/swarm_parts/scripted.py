@@ -234,7 +234,7 @@ def node_prompt_tokens(bodies: list[dict[str, Any]], count: Any) -> list[dict[st
         if node == "coder":
             revision, coders = coders, coders + 1
         if node == "summarizer":
-            node = "summarize_brief" if coders == 0 else "summarize_code"
+            node = "summarize_brief" if coders == 0 else "gather_evidence"
         tokens = sum(count(str(m.get("content", ""))) for m in body.get("messages", []))
         rows.append({"node": node, "revision": revision, "prompt_tokens": tokens})
     return rows

@@ -37,6 +37,8 @@ from runtime.settings import Device
 
 _log = get_logger("gateway.budget")
 DEFAULT_RAM_FRACTION = 0.5
+"""The share of the RAM a CPU budget takes when none is configured; also the embedded
+gateway's floor (:func:`runtime.gateway.embedded.cpu_budget`)."""
 
 
 @dataclass(frozen=True)

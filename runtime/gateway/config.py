@@ -369,7 +369,6 @@ class RemoteModelConfig(_ModelBase):
 ModelConfig = Annotated[
     VLLMModelConfig | CommandModelConfig | RemoteModelConfig, Field(discriminator="backend")
 ]
-ManagedConfig = VLLMModelConfig | CommandModelConfig
 
 
 class GatewayConfig(_Strict):

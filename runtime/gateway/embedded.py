@@ -54,7 +54,7 @@ import yaml
 from runtime.catalog import Catalog, load_catalog
 from runtime.cpu import choose_dtype
 from runtime.endpoint import ModelNotPulledError, list_models
-from runtime.gateway.budget import system_ram
+from runtime.gateway.budget import DEFAULT_RAM_FRACTION, system_ram
 from runtime.gateway.config import DEFAULT_TOKEN_ENV, crowding_warning, format_bytes
 from runtime.gateway.leases import Lease, live_leases, remove_leases, take_lease
 from runtime.gateway.lock import (
@@ -77,8 +77,6 @@ from runtime.vllm import detect_device
 GiB = 2**30
 CPU_SERVER_OVERHEAD = int(2.5 * GiB)
 CUDA_RUNTIME_OVERHEAD = 2 * GiB
-DEFAULT_RAM_FRACTION = 0.5
-"""CPU: the budget is at least this share of the RAM (:func:`cpu_budget`)."""
 MAX_RAM_FRACTION = 0.75
 """CPU: and at most this share, when it is free at start."""
 RAM_HEADROOM = 2 * GiB

@@ -4,10 +4,17 @@ from collections.abc import AsyncIterator
 
 import httpx
 import pytest
+from langchain_core.language_models import BaseChatModel
 
-from agents.researcher import research
+from agents.researcher import researcher_messages
 from agents.schemas import ResearchBrief
-from agents.structured import TruncatedOutputError, chat_model, token_budget
+from agents.structured import (
+    StructuredResult,
+    TruncatedOutputError,
+    ainvoke_structured,
+    chat_model,
+    token_budget,
+)
 from graphs.context import Context
 from graphs.roles import every_role
 from graphs.state import InputState
@@ -15,6 +22,15 @@ from graphs.swarm import graph
 from runtime.vllm import VLLMServer
 
 TASK = "Write a Python function add(a, b) that returns the sum of two integers."
+
+
+async def research(
+    task: str, llm: BaseChatModel, *, model_name: str
+) -> StructuredResult[ResearchBrief]:
+    """The researcher's brief on ``task``: its prompt, one guided call, no retry."""
+    return await ainvoke_structured(
+        llm, ResearchBrief, researcher_messages(task), model_name=model_name
+    )
 
 
 @pytest.fixture

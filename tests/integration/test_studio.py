@@ -42,7 +42,7 @@ NODES = (
     "summarize_brief",
     "coder",
     "run_tests",
-    "summarize_code",
+    "gather_evidence",
     "security_auditor",
     "performance_auditor",
     "decide",
@@ -153,8 +153,8 @@ async def test_studio_finds_the_swarm_assistant_its_drawing_and_schemas(
     assert {
         ("__start__", "setup"),
         ("setup", "researcher"),
-        ("summarize_code", "security_auditor"),
-        ("summarize_code", "performance_auditor"),
+        ("gather_evidence", "security_auditor"),
+        ("gather_evidence", "performance_auditor"),
         ("security_auditor", "decide"),
         ("performance_auditor", "decide"),
         ("decide", "coder"),  # the revision loop
@@ -223,7 +223,7 @@ async def test_studio_run_stops_before_the_coder_then_resumes_to_an_approved_rep
     assert all(c["event"] == "call" and c["model"] == fake_openai.model for c in calls)
     resumed = updated_nodes(second)
     assert sorted(resumed[:2]) == ["coder", "test_writer"]
-    assert resumed[2:4] == ["run_tests", "summarize_code"]
+    assert resumed[2:4] == ["run_tests", "gather_evidence"]
     assert sorted(resumed[4:6]) == ["performance_auditor", "security_auditor"]
     assert resumed[6:] == ["decide", "finish"]
     last_values = [part.data for part in second if part.event == "values"][-1]

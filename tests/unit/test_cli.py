@@ -274,6 +274,27 @@ def test_an_unknown_model_is_refused_before_a_run_is_recorded(
     assert "no runs yet" in capsys.readouterr().out
 
 
+def test_a_value_error_inside_a_recorded_run_is_a_failure_not_bad_input(
+    fake_openai: FakeOpenAI, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Exit 2 means "bad input, no run recorded": an error the run itself raises is exit 1."""
+    from app import runner
+
+    async def refused(*_args: object, **_kwargs: object) -> None:
+        raise ValueError("1 validation error for AuditReport")  # as pydantic raises mid-run
+
+    monkeypatch.setattr(runner, "run_checkpointed", refused)
+    code = main(["run", "--base-url", fake_openai.base_url, "--model", "fake-model", "add"])
+    err = capsys.readouterr().err
+    assert code == EXIT_FAILED, err
+    assert "the run stopped: 1 validation error for AuditReport" in err
+    thread = re.search(r"edgeswarm resume ([0-9a-f-]+)", err)
+    assert thread is not None  # recorded, and said how to continue it
+    assert main(["runs", "--json"]) == EXIT_OK
+    [listed] = json.loads(capsys.readouterr().out)
+    assert listed["thread_id"] == thread.group(1) and listed["status"] == "interrupted"
+
+
 def test_a_log_file_that_cannot_be_written_is_a_warning(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -13,13 +13,13 @@ import pytest
 from agents.coder import CODE_GRAMMAR, PLAIN_STOP
 from agents.schemas import StageSummary
 from app.report import print_call
-from app.runner import later_grammars, run_swarm
+from app.runner import run_swarm
 from graphs.coding import _without_stragglers, plan
 from graphs.context import Context
 from graphs.endpoints import context_for
 from graphs.llm import warm_up
 from graphs.state import InputState
-from graphs.swarm import graph
+from graphs.swarm import graph, later_grammars
 from runtime.endpoint import Endpoint
 from tests.fakes import FakeOpenAI
 from tests.support.graph import chat_bodies, coder_bodies, ctx, run
@@ -467,7 +467,7 @@ def test_graph_shape() -> None:
         "coder",
         "test_writer",
         "run_tests",
-        "summarize_code",
+        "gather_evidence",
         "security_auditor",
         "performance_auditor",
         "decide",

@@ -5,13 +5,16 @@ from collections.abc import AsyncIterator
 
 import httpx
 import pytest
+from langchain_core.language_models import BaseChatModel
 from langchain_openai import ChatOpenAI
 
-from agents.researcher import research
+from agents.researcher import researcher_messages
 from agents.schemas import ResearchBrief
 from agents.structured import (
     InvalidOutputError,
+    StructuredResult,
     TruncatedOutputError,
+    ainvoke_structured,
     chat_model,
     token_budget,
 )
@@ -23,6 +26,15 @@ from tests.support.scripts import BRIEF
 async def http() -> AsyncIterator[httpx.AsyncClient]:
     async with httpx.AsyncClient() as client:
         yield client
+
+
+async def research(
+    task: str, llm: BaseChatModel, *, model_name: str
+) -> StructuredResult[ResearchBrief]:
+    """The researcher's brief on ``task``: its prompt, one guided call, no retry."""
+    return await ainvoke_structured(
+        llm, ResearchBrief, researcher_messages(task), model_name=model_name
+    )
 
 
 def llm_for(fake: FakeOpenAI, http: httpx.AsyncClient, max_tokens: int = 500) -> ChatOpenAI:
