@@ -26,7 +26,6 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from pydantic import BaseModel, Field
 
-from agents.examples import EntryPoint
 from agents.prompts import PromptLayout, layout, project_part
 from agents.stream import stream_answer
 from agents.structured import (
@@ -35,6 +34,7 @@ from agents.structured import (
     StructuredResult,
     TruncatedOutputError,
 )
+from tools.check_runner import EntryPoint
 from tools.pysource import parse
 
 CODE_GRAMMAR = r"""root ::= "```python\n" body "```"

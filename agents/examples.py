@@ -12,66 +12,15 @@ from __future__ import annotations
 import ast
 import doctest
 import re
-from dataclasses import dataclass
-from typing import Literal
 
+from tools.check_runner import Check, CheckSource, EntryPoint
 from tools.pysource import parse
-
-CheckSource = Literal["statement", "project", "writer", "probe", "peer"]
-"""statement: the task's own example; project: a call on the user's own data that must return
-a value (:func:`project_checks`); writer: the test writer's; probe: an input only observed,
-never judged (:mod:`agents.probes`); peer: an assert a candidate wrote, used only to rank
-candidates (:mod:`agents.peer_tests`)."""
 
 TRUSTED: frozenset[CheckSource] = frozenset({"statement", "project"})
 """Sources whose checks a right solution passes for sure: selection trusts them."""
 
 _MAX_CHECKS = 12
 _MAX_SOURCE = 400
-
-
-@dataclass(frozen=True)
-class Check:
-    """One executable check: optional setup statements, a call, and its expected value."""
-
-    call: str
-    """A Python expression, e.g. ``add(2, 3)``."""
-    expected: str
-    """The value it must return, as Python source; unused when ``raises`` is set."""
-    source: CheckSource
-    """Where the check came from."""
-    setup: tuple[str, ...] = ()
-    """Statements run before the call (a doctest's earlier lines: ``s = Stack()``)."""
-    raises: str | None = None
-    """The exception class name the call must raise instead of returning."""
-
-    def key(self) -> tuple[tuple[str, ...], str]:
-        """What the check runs (its setup and call), whatever it expects.
-
-        Two checks with the same key make the same call. The setup as a tuple (a check revived
-        from a checkpoint holds a list).
-        """
-        return tuple(self.setup), self.call
-
-    def label(self) -> str:
-        """The check as one line of Python a person reads: ``f(1) == 2``."""
-        prefix = "; ".join(self.setup)
-        body = (
-            f"{self.call} raises {self.raises}"
-            if self.raises
-            else f"{self.call} == {self.expected}"
-        )
-        return f"{prefix}; {body}" if prefix else body
-
-
-@dataclass(frozen=True)
-class EntryPoint:
-    """What the task asks to write: a function or a class, its name and parameters."""
-
-    name: str
-    kind: Literal["function", "class"]
-    parameters: tuple[str, ...] = ()
-    """Positional parameter names (a class: its constructor's, without self)."""
 
 
 def is_expression(text: str) -> bool:

@@ -24,7 +24,7 @@ import ast
 from collections.abc import Iterator, Sequence
 from itertools import zip_longest
 
-from agents.examples import Check, EntryPoint
+from tools.check_runner import Check, EntryPoint
 from tools.pysource import parse
 
 MAX_PEER_CHECKS = 24

@@ -20,7 +20,7 @@ from collections.abc import Callable, Collection, Iterator, Sequence
 from itertools import zip_longest
 from typing import Any
 
-from agents.examples import Check
+from tools.check_runner import Check
 from tools.perturb import COPIES, probe_path
 from tools.pysource import parse
 

@@ -29,8 +29,7 @@ import builtins
 import symtable
 from collections.abc import Mapping
 
-from agents.examples import EntryPoint
-from tools.check_runner import gate
+from tools.check_runner import EntryPoint, gate
 from tools.pysource import parse
 
 STDLIB_MODULES = frozenset(

@@ -45,9 +45,9 @@ import ast
 from collections.abc import Collection, Container, Hashable, Sequence
 from dataclasses import dataclass
 
-from agents.examples import TRUSTED, Check
+from agents.examples import TRUSTED
 from agents.probes import observation, raised
-from tools.check_runner import CandidateRun
+from tools.check_runner import CandidateRun, Check
 from tools.pysource import parse
 
 STATEMENT_WEIGHT = 3.0

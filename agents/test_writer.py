@@ -13,9 +13,9 @@ import builtins
 from langchain_core.messages import BaseMessage
 from pydantic import BaseModel, ConfigDict, Field
 
-from agents.examples import Check, EntryPoint
 from agents.prompts import PromptLayout, layout, project_part
 from agents.schemas import CheckCase
+from tools.check_runner import Check, EntryPoint
 from tools.pysource import parse
 
 

@@ -64,13 +64,22 @@ def _free_space(path: Path) -> str:
 def serializer() -> JsonPlusSerializer:
     """Checkpoint serializer that revives exactly the state's own types, nothing else."""
     modules: tuple[ModuleType, ...] = (state_types, schemas, examples, check_runner, evidence)
-    allowed = [
+    allowed: list[type | tuple[str, ...]] = [
         obj
         for module in modules
         for obj in vars(module).values()
         if isinstance(obj, type) and obj.__module__ == module.__name__
     ]
-    return JsonPlusSerializer(allowed_msgpack_modules=allowed)
+    return JsonPlusSerializer(allowed_msgpack_modules=[*allowed, *MOVED_TYPES])
+
+
+MOVED_TYPES: tuple[tuple[str, str], ...] = (
+    ("agents.examples", "Check"),
+    ("agents.examples", "EntryPoint"),
+)
+"""State types stored under the module that held them before (now in
+:mod:`tools.check_runner`): a run checkpointed then still resumes. The serializer revives such
+an entry by looking the name up in the old module, which still imports it."""
 
 
 def postgres_connection(url: PostgresURL) -> dict[str, Any]:

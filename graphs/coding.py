@@ -24,7 +24,7 @@ from agents import coder as coder_agent
 from agents import test_writer as writer_agent
 from agents.checks import checks_module
 from agents.coder import CodeDraft, CoderPrompt, looping
-from agents.examples import Check, EntryPoint, entry_point_of
+from agents.examples import entry_point_of
 from agents.peer_tests import peer_checks
 from agents.probes import MAX_PROBES, file_probes, observation, probes
 from agents.repair import add_missing_imports, without_echo
@@ -42,7 +42,7 @@ from graphs.context import Context, context_of
 from graphs.llm import Answer, NodeFailedError, ask, ask_code, failure
 from graphs.state import Candidate, NodeMetrics, State, TestRun
 from runtime.logs import get_logger
-from tools.check_runner import CandidateRun, Verdict, gate, run_checks
+from tools.check_runner import CandidateRun, Check, EntryPoint, Verdict, gate, run_checks
 from tools.perturb import COPIES, altered, probe_path
 from tools.project_files import ProjectFiles
 from tools.sandbox import SandboxConfig, SandboxUnavailable

@@ -13,7 +13,7 @@ from langgraph.runtime import Runtime
 from agents import auditor as auditor_agent
 from agents import summarizer as summarizer_agent
 from agents.auditor import AuditorKind
-from agents.examples import EntryPoint, entry_point_of, project_checks, statement_checks
+from agents.examples import entry_point_of, project_checks, statement_checks
 from agents.lookups import available_tools, lookup_messages, lookup_plan_schema, run_lookups
 from agents.prompts import clip
 from agents.researcher import MAX_TASK_CHARS, researcher_messages
@@ -23,6 +23,7 @@ from graphs.context import Context, context_of
 from graphs.endpoints import HostedEndpointError
 from graphs.llm import NodeFailedError, ask, endpoint_of, failure
 from graphs.state import Attempt, AuditEntry, FinalReport, InputState, NodeMetrics, State
+from tools.check_runner import EntryPoint
 from tools.dispatch import ToolContext
 from tools.evidence import Evidence, bandit_scan, performance_probe
 from tools.project_rank import project_context

@@ -7,9 +7,8 @@ from dataclasses import dataclass, field
 from typing import Annotated, Literal
 
 from agents.coder import CoderPrompt
-from agents.examples import Check, EntryPoint
 from agents.schemas import AuditReport, ResearchBrief
-from tools.check_runner import Verdict
+from tools.check_runner import Check, EntryPoint, Verdict
 from tools.evidence import Evidence
 
 RunStatus = Literal["running", "done", "failed"]

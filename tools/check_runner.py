@@ -18,9 +18,8 @@ import json
 import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
-from agents.examples import Check, EntryPoint
 from tools.pysource import parse
 from tools.sandbox import (
     HARNESS_LIB,
@@ -29,6 +28,57 @@ from tools.sandbox import (
     private_frames,
     run_python,
 )
+
+CheckSource = Literal["statement", "project", "writer", "probe", "peer"]
+"""statement: the task's own example; project: a call on the user's own data that must return
+a value (:func:`agents.examples.project_checks`); writer: the test writer's; probe: an input
+only observed, never judged (:mod:`agents.probes`); peer: an assert a candidate wrote, used
+only to rank candidates (:mod:`agents.peer_tests`)."""
+
+
+@dataclass(frozen=True)
+class Check:
+    """One executable check: optional setup statements, a call, and its expected value."""
+
+    call: str
+    """A Python expression, e.g. ``add(2, 3)``."""
+    expected: str
+    """The value it must return, as Python source; unused when ``raises`` is set."""
+    source: CheckSource
+    """Where the check came from."""
+    setup: tuple[str, ...] = ()
+    """Statements run before the call (a doctest's earlier lines: ``s = Stack()``)."""
+    raises: str | None = None
+    """The exception class name the call must raise instead of returning."""
+
+    def key(self) -> tuple[tuple[str, ...], str]:
+        """What the check runs (its setup and call), whatever it expects.
+
+        Two checks with the same key make the same call. The setup as a tuple (a check revived
+        from a checkpoint holds a list).
+        """
+        return tuple(self.setup), self.call
+
+    def label(self) -> str:
+        """The check as one line of Python a person reads: ``f(1) == 2``."""
+        prefix = "; ".join(self.setup)
+        body = (
+            f"{self.call} raises {self.raises}"
+            if self.raises
+            else f"{self.call} == {self.expected}"
+        )
+        return f"{prefix}; {body}" if prefix else body
+
+
+@dataclass(frozen=True)
+class EntryPoint:
+    """What the task asks to write: a function or a class, its name and parameters."""
+
+    name: str
+    kind: Literal["function", "class"]
+    parameters: tuple[str, ...] = ()
+    """Positional parameter names (a class: its constructor's, without self)."""
+
 
 _GOT_CHARS = 160
 
@@ -389,4 +439,13 @@ def _verdict(report: str | None) -> dict[str, Any] | None:
     return data
 
 
-__all__ = ["CandidateRun", "SandboxUnavailable", "Verdict", "gate", "run_checks"]
+__all__ = [
+    "CandidateRun",
+    "Check",
+    "CheckSource",
+    "EntryPoint",
+    "SandboxUnavailable",
+    "Verdict",
+    "gate",
+    "run_checks",
+]

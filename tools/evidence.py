@@ -21,8 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from agents.examples import Check, EntryPoint
-from tools.check_runner import run_checks
+from tools.check_runner import Check, EntryPoint, run_checks
 from tools.pysource import parse
 from tools.sandbox import SandboxConfig
 

@@ -9,7 +9,7 @@ import pytest
 from langchain_core.messages import HumanMessage, SystemMessage
 
 from agents import auditor, lookups, prompts, researcher, summarizer, test_writer
-from agents.examples import EntryPoint
+from tools.check_runner import EntryPoint
 
 TASK = "Write add(a, b) returning the sum."
 

@@ -1,7 +1,7 @@
 """A run's checks become a test module: one test per check, clear failures."""
 
 from agents.checks import checks_module
-from agents.examples import Check
+from tools.check_runner import Check
 from tools.sandbox import ExecResult, run_tests
 
 SOLUTION = (
@@ -50,9 +50,9 @@ def test_setup_lines_and_expected_exceptions_become_tests() -> None:
 
 
 def test_writer_checks_that_cannot_pass_are_dropped() -> None:
-    from agents.examples import EntryPoint
     from agents.schemas import CheckCase
     from agents.test_writer import TestSuite, writer_checks
+    from tools.check_runner import EntryPoint
 
     suite = TestSuite.model_construct(
         checks=[

@@ -22,8 +22,8 @@ from agents.coder import (
     stub_head,
     stub_messages,
 )
-from agents.examples import EntryPoint
 from agents.structured import InvalidOutputError, TruncatedOutputError
+from tools.check_runner import EntryPoint
 
 ANSWER = '''import math
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from agents.examples import Check, EntryPoint, statement_checks
+from agents.examples import statement_checks
 from agents.peer_tests import peer_checks
 from agents.selection import peer_scores, rank
-from tools.check_runner import CandidateRun, Verdict, run_checks
+from tools.check_runner import CandidateRun, Check, EntryPoint, Verdict, run_checks
 
 ENTRY = EntryPoint("reverse_words", "function", ("sentence",))
 

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import ast
 
-from agents.examples import Check
 from agents.probes import MAX_PROBES, observation, probes, raised, variants
-from tools.check_runner import run_checks
+from tools.check_runner import Check, run_checks
 
 
 def test_variants_stay_near_the_value_and_of_its_type() -> None:

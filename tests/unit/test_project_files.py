@@ -9,10 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from agents.examples import Check, EntryPoint
 from app.evaluate import TaskSetError, load_tasks
 from tools import project_files
-from tools.check_runner import run_checks
+from tools.check_runner import Check, EntryPoint, run_checks
 from tools.project_files import ProjectFiles
 
 

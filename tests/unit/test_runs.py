@@ -350,6 +350,48 @@ def test_a_run_recorded_with_earlier_field_names_resumes(
     assert budgets["ResearchBrief"] == 700 and budgets["AuditReport"] == 200
 
 
+def test_a_run_checkpointed_before_the_check_types_moved_resumes(
+    fake_openai: FakeOpenAI, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A runs database written when Check and EntryPoint lived in ``agents.examples``.
+
+    tests/fixtures/runs-agents-examples.sqlite: a run of "add two numbers" killed after the
+    test writer (its checks and the brief's entry point are in the checkpoints under the old
+    module's name), made by the kill test's steps before the types moved to
+    ``tools.check_runner``.
+    """
+    fixture = ROOT / "tests" / "fixtures" / "runs-agents-examples.sqlite"
+    path = db(tmp_path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(fixture.read_bytes())
+    with sqlite3.connect(path) as conn:
+        blobs = [row[0] for row in conn.execute("SELECT checkpoint FROM checkpoints")]
+        assert any(b"agents.examples" in blob for blob in blobs)  # really the old names
+        [(thread_id, options)] = conn.execute("SELECT thread_id, options FROM runs").fetchall()
+        moved = {**json.loads(options), "base_url": fake_openai.base_url}
+        conn.execute(
+            "UPDATE runs SET options = ?, status = 'interrupted', pid = NULL, host = NULL,"
+            " lease_until = NULL",
+            (json.dumps(moved),),
+        )
+    conn.close()
+    fake_openai.script(*[code(GOOD_CODE)] * 4, audit("security"), audit("performance"))
+    assert main(["resume", thread_id, "--json"]) == EXIT_OK
+    captured = capsys.readouterr()
+    output = json.loads(captured.out)
+    assert f"resuming thread {thread_id} after test_writer" in captured.err
+    assert output["report"]["outcome"] == "approved"
+    assert "Blocked deserialization" not in captured.err
+    assert "unregistered type" not in captured.err
+    # the written checks and the entry point came back as the tools' types, and ran
+    assert output["report"]["tests"]["passed"] == 2
+    assert output["report"]["checks"] == [
+        "PASS [writer] add(2, 3) == 5",
+        "PASS [writer] add(-1, 1) == 0",
+    ]
+    assert calls(fake_openai)["TestSuite"] == 0 and calls(fake_openai)["ResearchBrief"] == 0
+
+
 def test_an_unreadable_record_is_reported(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

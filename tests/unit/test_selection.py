@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agents.examples import Check, EntryPoint, entry_point_of, statement_checks
+from agents.examples import entry_point_of, statement_checks
 from agents.selection import (
     agreement,
     backed,
@@ -14,7 +14,7 @@ from agents.selection import (
     required,
     supported_failures,
 )
-from tools.check_runner import CandidateRun, Verdict, gate, run_checks
+from tools.check_runner import CandidateRun, Check, EntryPoint, Verdict, gate, run_checks
 from tools.evidence import bandit_scan, large_call
 
 STUB = 'def add(a, b):\n    """Sum.\n\n    >>> add(2, 3)\n    5\n    """\n'

@@ -13,10 +13,9 @@ import json
 
 import pytest
 
-from agents.examples import Check, EntryPoint
 from app.evaluate import grade
 from tools import sandbox
-from tools.check_runner import run_checks
+from tools.check_runner import Check, EntryPoint, run_checks
 from tools.sandbox import ExecResult, run_tests
 
 ADD = EntryPoint("add", "function", ("a", "b"))

@@ -5,10 +5,10 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from agents.examples import Check, entry_point_of
+from agents.examples import entry_point_of
 from agents.probes import file_probes, observation
 from graphs.coding import _probes
-from tools.check_runner import run_checks
+from tools.check_runner import Check, run_checks
 from tools.perturb import MAX_PROBE_FILE_BYTES, altered, probe_path
 from tools.project_files import ProjectFiles
 
