@@ -43,15 +43,23 @@ from typing import Any, Literal
 import httpx
 from langchain_core.messages import HumanMessage
 
-from agents.coder import CODE_TOKENS, code_of, coder_messages, definitions, plain_messages
+from agents.coder import (
+    CODE_TOKENS,
+    CodeDraft,
+    ainvoke_plain_code,
+    code_of,
+    coder_messages,
+    definitions,
+    plain_messages,
+)
 from agents.examples import entry_point_of
-from agents.stream import CallWatch, Liveness, StalledCallError, stream_answer, watching
-from agents.structured import chat_model
+from agents.stream import StalledCallError, StreamSink, watching
+from agents.structured import StructuredOutputError, TruncatedOutputError
 from app.errors import UsageError
 from app.runner import run_swarm
 from graphs.coding import SOLUTION
 from graphs.context import Context
-from graphs.llm import NodeFailedError, ask_code, lease_model, progress_probe, warm_up
+from graphs.llm import NodeFailedError, ask_code, model_client, warm_up
 from graphs.nodes import validate_task
 from graphs.state import InputState, NodeMetrics, OutputState
 from runtime.prefix_cache import Counters, combined, endpoint_counters, total_hit_rate
@@ -435,26 +443,21 @@ async def plain_arm(
         listing = await asyncio.to_thread(project_listing, task.workspace, task.database)
         messages = [HumanMessage(f"{listing}\n\n{messages[0].content}")]
     model = context.model_for("coder")
-    async with httpx.AsyncClient(timeout=httpx.Timeout(None, connect=10.0)) as http:
-        llm = chat_model(
-            base_url=context.base_url,
-            model=model,
-            api_key=context.api_key,
-            max_tokens=context.tokens_for("coder") or CODE_TOKENS,
-            temperature=0.0,
-            seed=context.seed,
-            http_client=http,
-        )
-        # streamed and cut only when it stalls, as the swarm's calls: one rule for both arms
-        watch = CallWatch(
-            Liveness(idle_s=context.call_idle_s),
-            progress_probe(http, context.base_url, context.api_key),
-        )
+    async with model_client(context, "eval/plain") as client:
+        llm = client.chat(model, context.tokens_for("coder") or CODE_TOKENS, seed=context.seed)
+        sink = StreamSink()
         try:
-            if context.lease_models:
-                await lease_model(http, context.base_url, model, context.api_key)
-            with watching(watch):
-                answer = await stream_answer(llm, messages, model)
+            await client.lease(model)
+            # The swarm's own plain call (its greedy plain candidate): the same request, the
+            # same stop, streamed and cut only when it stalls.
+            with watching(client.watch(context.call_idle_s, sink)):
+                answer = await ainvoke_plain_code(llm, CodeDraft, messages, model)
+            code, outcome = answer.value.code, answer.finish_reason
+            tokens = (answer.prompt_tokens, answer.completion_tokens)
+        except StructuredOutputError as err:  # no block, or one the budget cut: kept as is
+            code = definitions(code_of(sink.text))
+            outcome = "length" if isinstance(err, TruncatedOutputError) else "no code block"
+            tokens = (err.prompt_tokens, err.completion_tokens)
         except Exception as err:  # the arm's failure is a result, not the end of the eval
             return ArmResult(
                 seconds=round(time.monotonic() - start, 2),
@@ -464,16 +467,15 @@ async def plain_arm(
                 cut_streaming=int(isinstance(err, StalledCallError) and bool(err.partial)),
             )
     seconds = round(time.monotonic() - start, 2)
-    code = definitions(code_of(answer.text))
     checked = await asyncio.to_thread(task.grade, code, grade_timeout_s)
     return ArmResult(
         solved=checked.solved,
         hidden_passed=checked.passed,
         hidden_failed=checked.failed,
         seconds=seconds,
-        outcome=answer.finish_reason or "answered",
-        prompt_tokens=answer.prompt_tokens,
-        completion_tokens=answer.completion_tokens,
+        outcome=outcome,
+        prompt_tokens=tokens[0],
+        completion_tokens=tokens[1],
         calls=1,
         model_s=seconds,
         grading=checked.detail,

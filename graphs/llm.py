@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Coroutine, Sequence
+from collections.abc import AsyncIterator, Coroutine, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import asdict, dataclass, replace
 from typing import Any, Generic, TypeVar
 from urllib.parse import quote
@@ -111,6 +112,57 @@ async def lease_model(
     return time.monotonic() - start
 
 
+@dataclass(frozen=True)
+class ModelClient:
+    """The one way the graph and the evaluation reach a model: chat models, leases, liveness.
+
+    Every call of a run (``ask``), the grammar warm-up and the evaluation's plain arms build
+    their chat models, lease their model and watch its progress through this one object, on
+    one HTTP client that names the caller (``X-Edgeswarm-Caller``, in the gateway's log).
+    Made by :func:`model_client`.
+    """
+
+    base_url: str
+    api_key: str
+    seed: int | None
+    lease_models: bool
+    http: httpx.AsyncClient
+
+    def chat(
+        self, model: str, max_tokens: int, temperature: float = 0.0, seed: int | None = None
+    ) -> BaseChatModel:
+        """A chat model for ``model`` (``seed``: the context's when None)."""
+        return chat_model(
+            base_url=self.base_url,
+            model=model,
+            api_key=self.api_key,
+            max_tokens=max_tokens,
+            temperature=temperature,
+            seed=self.seed if seed is None else seed,
+            http_client=self.http,
+        )
+
+    async def lease(self, model: str) -> float:
+        """Make ``model`` resident on an edgeswarm gateway (:func:`lease_model`); 0 when off."""
+        if not self.lease_models:
+            return 0.0
+        return await lease_model(self.http, self.base_url, model, self.api_key)
+
+    def watch(self, idle_s: float, sink: StreamSink | None = None) -> CallWatch:
+        """The liveness watch of one call: cut when no token and no progress for ``idle_s``."""
+        return CallWatch(
+            Liveness(idle_s=idle_s), progress_probe(self.http, self.base_url, self.api_key), sink
+        )
+
+
+@asynccontextmanager
+async def model_client(ctx: Context, caller: str) -> AsyncIterator[ModelClient]:
+    """A :class:`ModelClient` on ``ctx``'s endpoint for ``caller`` (closed on exit)."""
+    headers = {"X-Edgeswarm-Caller": f"edgeswarm/{caller}"}
+    async with httpx.AsyncClient(timeout=_CLIENT_TIMEOUT, headers=headers) as http:
+        yield ModelClient(ctx.base_url, ctx.api_key, ctx.seed, ctx.lease_models, http)
+
+
 async def ask(
     ctx: Context,
     role: Role,
@@ -159,31 +211,18 @@ async def ask(
         first = min(budget or token_budget(schema), policy.max_tokens_cap)
         policy = replace(policy, max_tokens=first, max_tokens_cap=first)
     # The gateway's request log names each call's node (``X-Edgeswarm-Caller``).
-    caller = {"X-Edgeswarm-Caller": f"edgeswarm/{node}"}
-    async with httpx.AsyncClient(timeout=_CLIENT_TIMEOUT, headers=caller) as http:
+    async with model_client(ctx, node) as client:
 
         def chat(model: str, max_tokens: int) -> BaseChatModel:
-            return chat_model(
-                base_url=ctx.base_url,
-                model=model,
-                api_key=ctx.api_key,
-                max_tokens=max_tokens,
-                temperature=temperature,
-                seed=seed,
-                http_client=http,
-            )
+            return client.chat(model, max_tokens, temperature, seed)
 
         async def lease(model: str) -> float:
-            if not ctx.lease_models:
+            if not client.lease_models:
                 return 0.0
-            leasing = lease_model(http, ctx.base_url, model, ctx.api_key)
+            leasing = client.lease(model)
             return await announced(leasing, {"event": "model", "node": node, "model": model})
 
-        watch = CallWatch(
-            Liveness(idle_s=ctx.call_idle_s),
-            progress_probe(http, ctx.base_url, ctx.api_key),
-            sink,
-        )
+        watch = client.watch(ctx.call_idle_s, sink)
         try:
             with watching(watch):
                 outcome = await call_structured(schema, messages, policy, chat, lease, invoke)
@@ -368,18 +407,10 @@ async def warm_up(
     messages = [HumanMessage("warm-up")]
     ctx = await with_default_endpoint(ctx)
 
-    async def one(role: Role, schema: type[BaseModel] | None, http: httpx.AsyncClient) -> float:
+    async def one(role: Role, schema: type[BaseModel] | None, client: ModelClient) -> float:
         model = ctx.model_for(role)
         start = time.monotonic()
-        llm = chat_model(
-            base_url=ctx.base_url,
-            model=model,
-            api_key=ctx.api_key,
-            max_tokens=1,
-            temperature=0.0,
-            seed=ctx.seed,
-            http_client=http,
-        )
+        llm = client.chat(model, max_tokens=1)
         try:
             if schema is None:
                 await ainvoke_code(llm, CodeDraft, messages, model)
@@ -391,9 +422,8 @@ async def warm_up(
             _log.warning("warm_up_failed", model=model, error=str(err))
         return round(time.monotonic() - start, 3)
 
-    warming = {"X-Edgeswarm-Caller": "edgeswarm/warm-up"}
-    async with httpx.AsyncClient(timeout=_CLIENT_TIMEOUT, headers=warming) as http:
-        seconds = await asyncio.gather(*(one(role, schema, http) for role, schema in grammars))
+    async with model_client(ctx, "warm-up") as client:
+        seconds = await asyncio.gather(*(one(role, schema, client) for role, schema in grammars))
     done = {
         f"{role}:{schema.__name__ if schema else 'code'}": s
         for (role, schema), s in zip(grammars, seconds, strict=True)

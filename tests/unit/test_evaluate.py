@@ -156,6 +156,8 @@ async def test_the_plain_arm_asks_as_a_user_would_and_grades_the_code_block(
         assert message["role"] == "user" and message["content"].endswith(coder.PLAIN_ASK)
         assert body["temperature"] == 0.0
         assert "structured_outputs" not in body and "response_format" not in body
+        # the swarm's own plain call (its greedy plain candidate): stopped where a user stops
+        assert body["stop"] == list(coder.PLAIN_STOP)
 
 
 async def test_an_eval_on_new_servers_warms_them_up_once_before_the_first_task(
