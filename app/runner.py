@@ -342,8 +342,8 @@ def _checks_text(update: Mapping[str, Any]) -> str:
     elif passing:
         text += f"{passing} pass{'es' if passing == 1 else ''} the {checks} checks"
     else:
-        best = update.get("best")
-        verdicts = getattr(scored[best], "verdicts", []) if isinstance(best, int) else []
+        best = next((c for c in scored if getattr(c, "id", None) == update.get("best")), None)
+        verdicts = getattr(best, "verdicts", [])
         text += f"none passes all {checks} checks"
         if verdicts:
             text += f" (the best passes {sum(1 for v in verdicts if getattr(v, 'ok', False))})"

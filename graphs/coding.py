@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Coroutine, Mapping, Sequence
-from dataclasses import replace
+from collections.abc import Callable, Collection, Coroutine, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
@@ -101,13 +101,17 @@ def plan(
     ]
 
 
-async def _candidates(
-    state: State, ctx: Context, count: int, previous: str, failures: list[str]
-) -> tuple[list[Candidate], list[NodeMetrics], list[str]]:
+def round_prompts(
+    state: State, ctx: Context, previous: str, failures: list[str]
+) -> dict[CoderPrompt, list[BaseMessage]]:
+    """Each prompt a round asks with (:data:`agents.coder.CoderPrompt`).
+
+    No stub without an entry point to begin.
+    """
     task, entry = state.task.strip(), entry_of(state)
     notes = state.coder_briefing if state.research_notes else ""
     project = state.project_context  # verbatim, to every candidate: the facts of the project
-    messages = {
+    messages: dict[CoderPrompt, list[BaseMessage]] = {
         "system": coder_agent.coder_messages(
             task,
             entry,
@@ -125,10 +129,17 @@ async def _candidates(
     stub = coder_agent.stub_messages(task, entry, project, state.project_imports)
     if stub is not None:
         messages["stub"] = stub
+    return messages
+
+
+async def _candidates(
+    state: State, ctx: Context, count: int, previous: str, failures: list[str]
+) -> tuple[list[Candidate], list[NodeMetrics], list[str]]:
+    messages = round_prompts(state, ctx, previous, failures)
     rounds = [
         (temp, seed, prompt if prompt in messages else "plain")
         for temp, seed, prompt in plan(
-            ctx, state.revision, count, repair=bool(failures), project=bool(project)
+            ctx, state.revision, count, repair=bool(failures), project=bool(state.project_context)
         )
     ]
 
@@ -175,7 +186,7 @@ def _collected(
     rounds: list[tuple[float, int, CoderPrompt]],
     answers: list[Answer[CodeDraft] | BaseException | None],
     sinks: list[StreamSink],
-    messages: dict[str, list[BaseMessage]],
+    messages: Mapping[CoderPrompt, list[BaseMessage]],
     cuts: dict[int, str],
 ) -> tuple[list[Candidate], list[NodeMetrics], list[str]]:
     """The round's candidates, the calls' records and what failed.
@@ -202,6 +213,7 @@ def _collected(
                     greedy=temp == 0.0,
                     seed=seed,
                     prompt=prompt,
+                    id=f"c{len(state.candidates) + len(made)}",
                 )
             )
         elif isinstance(answer, NodeFailedError):
@@ -217,6 +229,7 @@ def _collected(
                     greedy=temp == 0.0,
                     seed=seed,
                     prompt=prompt,
+                    id=f"c{len(state.candidates) + len(made)}",
                 )
             )
             metrics.append(answer.metrics)
@@ -385,8 +398,9 @@ async def coder(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     ctx = context_of(runtime)
     previous, failures = "", []
     count = ctx.candidates
-    if state.revision and state.best is not None:
-        previous = state.scored[state.best].code
+    best = state.chosen()
+    if state.revision and best is not None:
+        previous = best.code
         failures = [line for line in state.problems.splitlines() if line.strip()]
         count = ctx.revision_candidates
     made, metrics, errors = await _candidates(state, ctx, count, previous, failures)
@@ -612,22 +626,133 @@ def _test_run(
     )
 
 
+@dataclass(frozen=True)
+class Choice:
+    """What the checks make of the candidates scored so far (:func:`choose`)."""
+
+    best: Candidate | None
+    """The one to keep (the greedy one when none passed the gate, so the report shows what
+    was written); None when no candidate was written."""
+    must: list[int] = field(default_factory=list)
+    """The checks (their positions) a solution must pass (:func:`agents.selection.required`)."""
+    failing: list[int] = field(default_factory=list)
+    """The checks the best fails that evidence supports: what a revision repairs."""
+    problems: str = ""
+    """The next round's feedback: each supported failure, or why the best cannot run."""
+    search: bool = False
+    """Nothing to repair, but the best fails checks and the candidates differ: another round
+    of fresh samples may find a better one."""
+
+    @property
+    def wants_another_round(self) -> bool:
+        """Whether a next round has something to do: failures to repair, or a search."""
+        return self.best is not None and bool(self.failing or self.search)
+
+
+def choose(
+    checks: list[Check],
+    done: list[Candidate],
+    blocked: Collection[str] = (),
+    symbols: Mapping[str, str] | None = None,
+    entry: str = "",
+) -> Choice:
+    """Rank the scored candidates (:func:`agents.selection.rank`) and say what failed.
+
+    Pure: the verdicts are the candidates' own. ``blocked``: ids of candidates a tool found
+    a blocking problem in; ``symbols`` and ``entry`` tell which project names each calls.
+    When no candidate passes the gate the greedy one stands, and nothing is revised: there
+    is no failing call to revise from. When the best fails only checks no evidence supports,
+    the next round is a search (fresh samples, no feedback) if the candidates do not all
+    behave alike (:func:`agents.selection.disagree`).
+    """
+    runs = [_as_run(c) for c in done]
+    # A round's greedy answers (one per prompt) are the model's modes, not independent draws.
+    voters = [("greedy", c.revision) if c.greedy else i for i, c in enumerate(done)]
+    observed = [c.observed for c in done]
+    calls = [project_calls(c.code, symbols or {}, entry) for c in done]
+    ranking = rank(
+        checks,
+        runs,
+        [c.greedy for c in done],
+        {i for i, c in enumerate(done) if c.id in blocked},
+        observed,
+        voters,
+        [c.peers for c in done],
+        calls,
+    )
+    if not ranking:
+        greedy = next((c for c in done if c.greedy), done[0] if done else None)
+        return Choice(
+            greedy, problems=f"- {greedy.gate}" if greedy else "- no candidate was written"
+        )
+    index = ranking[0].index
+    best = done[index]
+    if best.gate:
+        return Choice(best, required(checks, runs), problems=f"- {best.gate}")
+    failing = supported_failures(index, checks, runs)
+    return Choice(
+        best,
+        required(checks, runs),
+        failing,
+        "\n".join(failure_lines(failing, checks, runs, index)),
+        # No failure to repair from, but the candidates differ: search on with fresh samples.
+        search=not failing and not all(v.ok for v in best.verdicts) and disagree(runs, observed),
+    )
+
+
+def next_round(choice: Choice, revision: int, max_revisions: int, budget_spent: bool) -> bool:
+    """Whether another coder round runs.
+
+    It does when it has something to do, a round is left, and the run's budget is not spent.
+    """
+    return choice.wants_another_round and revision < max_revisions and not budget_spent
+
+
 async def run_tests(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     """Run each new candidate against every check; keep the best so far; say what failed.
 
-    When no candidate passes the gate the greedy one stands, so the report shows what was
-    written, and nothing is revised: there is no failing call to revise from. When the best
-    fails only checks no evidence supports, the next round is a search (fresh samples, no
-    feedback) if the candidates do not all behave alike (:func:`agents.selection.disagree`).
+    The sandbox runs (:func:`_score`) are the only I/O; what they mean is :func:`choose`'s,
+    and whether another round runs :func:`next_round`'s.
     """
     if state.status == "failed":
         # The researcher beside the coder failed (the parallel path): nothing to choose.
         return {}
     ctx = context_of(runtime)
     checks = merged_checks(state.checks, state.written_checks)
-    done = list(state.scored)
-    new = state.candidates[len(done) :]
+    seen = {c.id for c in state.scored}
+    new = [c for c in state.candidates if c.id not in seen]
     started = time.monotonic()
+    try:
+        scored = await _scored(new, checks, state, ctx)
+    except (SandboxUnavailable, ValueError) as err:
+        return failure(RuntimeError(f"run_tests: {err}"))
+    sandbox_s = round(time.monotonic() - started, 3)
+    done = [*state.scored, *scored]
+    entry = state.entry.name if state.entry is not None else ""
+    choice = choose(checks, done, state.blocked, state.project_symbols, entry)
+    update: dict[str, Any] = {
+        "checks": checks,
+        "scored": done,
+        "best": choice.best.id if choice.best else None,
+        "files": _files(choice.best, checks),
+        "test_run": _test_run(choice.best, checks, choice.must, sandbox_s),
+        "problems": choice.problems,
+        "decision": "finish",
+    }
+    spent = ctx.budget_left(state.started_at) == 0.0
+    if spent and choice.wants_another_round:
+        _log.info("budget_spent", revision=state.revision, best=update["best"])
+    if next_round(choice, state.revision, ctx.max_revisions, spent):
+        update |= {"decision": "revise", "revision": state.revision + 1}
+        if not ctx.context_pruning:
+            update["history"] = [_latest_attempt(state.revision + 1, done, len(new), checks)]
+    return update
+
+
+async def _scored(
+    new: list[Candidate], checks: list[Check], state: State, ctx: Context
+) -> list[Candidate]:
+    """The new candidates with their verdicts on every check, probes and peers: the sandbox."""
     project = await asyncio.to_thread(project_files, state)
     probed: list[Check] = []
     altered_files: dict[str, bytes] = {}
@@ -639,8 +764,8 @@ async def run_tests(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         if ctx.peer_tests
         else []
     )
-    try:
-        scored = await asyncio.gather(
+    return list(
+        await asyncio.gather(
             *(
                 asyncio.to_thread(
                     _score, c, checks, probed, peered, state, ctx, project, altered_files
@@ -648,63 +773,12 @@ async def run_tests(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
                 for c in new
             )
         )
-    except (SandboxUnavailable, ValueError) as err:
-        return failure(RuntimeError(f"run_tests: {err}"))
-    sandbox_s = round(time.monotonic() - started, 3)
-    done += scored
-    runs = [_as_run(c) for c in done]
-    # A round's greedy answers (one per prompt) are the model's modes, not independent draws.
-    voters = [("greedy", c.revision) if c.greedy else i for i, c in enumerate(done)]
-    greedy = [c.greedy for c in done]
-    observed = [c.observed for c in done]
-    peers = [c.peers for c in done]
-    entry = state.entry.name if state.entry is not None else ""
-    calls = [project_calls(c.code, state.project_symbols, entry) for c in done]
-    ranking = rank(checks, runs, greedy, set(state.blocked), observed, voters, peers, calls)
-    must: list[int] = []
-    failing: list[int] = []
-    search = False
-    if ranking:
-        best_index: int | None = ranking[0].index
-        must = required(checks, runs)
-    else:
-        best_index = next((i for i, c in enumerate(done) if c.greedy), 0) if done else None
-    best = done[best_index] if best_index is not None else None
-    if best is None or best.gate:
-        problems = f"- {best.gate}" if best else "- no candidate was written"
-    else:
-        failing = supported_failures(best_index or 0, checks, runs)
-        problems = "\n".join(failure_lines(failing, checks, runs, best_index or 0))
-        # No failure to repair from, but the candidates differ: search on with fresh samples.
-        search = not failing and not all(v.ok for v in best.verdicts) and disagree(runs, observed)
-    update: dict[str, Any] = {
-        "checks": checks,
-        "scored": done,
-        "best": best_index,
-        "files": _files(best, checks),
-        "test_run": _test_run(best, checks, must, sandbox_s),
-        "problems": problems,
-        "decision": "finish",
-    }
-    spent = ctx.budget_left(state.started_at) == 0.0
-    if spent and (failing or search):
-        _log.info("budget_spent", revision=state.revision, best=best_index)
-    if (
-        (failing or search)
-        and best is not None
-        and state.revision < ctx.max_revisions
-        and not spent
-    ):
-        update |= {"decision": "revise", "revision": state.revision + 1}
-        if not ctx.context_pruning:
-            update["history"] = [_latest_attempt(state.revision + 1, done, len(new), checks, runs)]
-    return update
+    )
 
 
-def _latest_attempt(
-    number: int, done: list[Candidate], new: int, checks: list[Check], runs: list[CandidateRun]
-) -> str:
+def _latest_attempt(number: int, done: list[Candidate], new: int, checks: list[Check]) -> str:
     """The unpruned history's entry: the round's first candidate and the checks it failed."""
+    runs = [_as_run(c) for c in done]
     index = len(done) - max(1, new)
     latest = done[index]
     failing = [] if latest.gate else supported_failures(index, checks, runs)

@@ -226,7 +226,7 @@ async def gather_evidence(state: State, runtime: Runtime[Context]) -> dict[str, 
     code = state.files.get(SOLUTION, "")
     if not code:
         return {"evidence": {"security": [], "performance": []}}
-    best = state.scored[state.best] if state.best is not None else None
+    best = state.chosen()
     passed = [v.ok for v in best.verdicts] if best and not best.gate else []
     try:
         security = await asyncio.to_thread(bandit_scan, code)
@@ -411,7 +411,7 @@ async def finish(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         for kind, report in sorted(state.audits.items())
         for f in report.findings
     ]
-    best = state.scored[state.best] if state.best is not None and state.scored else None
+    best = state.chosen()
     verdicts = best.verdicts if best is not None and not best.gate else []
     checks = [
         f"{'PASS' if i < len(verdicts) and verdicts[i].ok else 'FAIL'} [{c.source}] {c.label()}"
@@ -431,14 +431,14 @@ async def finish(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
                 revision=c.revision,
                 greedy=c.greedy,
                 prompt=c.prompt,
-                chosen=i == state.best,
+                chosen=c.id == state.best,
                 gate=c.gate,
                 checks_passed=[v.ok for v in c.verdicts],
                 code=c.code,
                 observed=list(c.observed),
                 peers=list(c.peers),
             )
-            for i, c in enumerate(state.scored)
+            for c in state.scored
         ],
         checks=checks,
         revisions=state.revision,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import operator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Annotated, Literal
 
 from agents.coder import CoderPrompt
@@ -97,6 +97,9 @@ class Candidate:
     peers: list[bool] = field(default_factory=list)
     """Whether it passed each assert the first round's candidates wrote
     (:mod:`agents.peer_tests`); empty when there were none or they did not run."""
+    id: str = ""
+    """Its key in the run (``c0``, ``c1``...: the order it was written in); ``scored``,
+    ``best`` and ``blocked`` name candidates by it."""
 
 
 @dataclass(kw_only=True)
@@ -250,14 +253,15 @@ class State(InputState, OutputState):
     written_checks: list[Check] = field(default_factory=list)
     """The test writer's checks, as written; ``run_tests`` merges them into ``checks``."""
     candidates: Annotated[list[Candidate], operator.add] = field(default_factory=list)
-    """Every candidate written so far, all rounds (scored in place by run_tests)."""
+    """Every candidate written so far, all rounds, as written (each with its ``id``)."""
     scored: list[Candidate] = field(default_factory=list)
-    """The candidates with their verdicts, as run_tests last scored them."""
-    best: int | None = None
-    """Index (into ``scored``) of the best candidate so far."""
-    blocked: Annotated[list[int], operator.add] = field(default_factory=list)
-    """Candidates (into ``scored``) a tool found a blocking problem in: never chosen again
-    over one without."""
+    """The candidates run_tests has run, with their verdicts (a candidate not in it by its
+    ``id`` is new)."""
+    best: str | None = None
+    """The id of the best candidate so far."""
+    blocked: Annotated[list[str], operator.add] = field(default_factory=list)
+    """Ids of candidates a tool found a blocking problem in: never chosen again over one
+    without."""
     evidence: Annotated[dict[str, list[Evidence]], merge_evidence] = field(default_factory=dict)
     """Each auditor's tool evidence on the latest code."""
     research_notes: str = ""
@@ -295,3 +299,28 @@ class State(InputState, OutputState):
     history: Annotated[list[str], append_history] = field(default_factory=list)
     """Only with context_pruning off (a baseline): each earlier solution.py with the problems
     found in it, oldest first, for the revising coder. Stays empty with pruning on."""
+
+    def __post_init__(self) -> None:
+        """Key candidates of a run checkpointed when they were matched by position.
+
+        Such a run's candidates have no ``id``, and ``best`` and ``blocked`` are positions
+        in ``scored`` (which then listed the first ``len(scored)`` candidates in order): each
+        gets the id of its position, so a resumed run reads as one keyed from the start.
+        """
+        old: list[object] = [self.best, *self.blocked]
+        keyed = all(c.id for c in (*self.candidates, *self.scored))
+        if keyed and not any(isinstance(b, int) for b in old):
+            return
+        self.candidates = [_keyed(c, i) for i, c in enumerate(self.candidates)]
+        self.scored = [_keyed(c, i) for i, c in enumerate(self.scored)]
+        best, *blocked = [f"c{b}" if isinstance(b, int) else b for b in old]
+        self.best = None if best is None else str(best)
+        self.blocked = [str(b) for b in blocked]
+
+    def chosen(self) -> Candidate | None:
+        """The best candidate so far (None before any was scored)."""
+        return next((c for c in self.scored if c.id == self.best), None)
+
+
+def _keyed(candidate: Candidate, position: int) -> Candidate:
+    return candidate if candidate.id else replace(candidate, id=f"c{position}")

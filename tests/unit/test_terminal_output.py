@@ -195,17 +195,25 @@ def test_call_and_wait_lines(capsys: pytest.CaptureFixture[str]) -> None:
     ]
 
 
-def candidate(revision: int, *oks: bool, gate: str = "") -> Candidate:
+def candidate(revision: int, *oks: bool, gate: str = "", id: str = "") -> Candidate:
     verdicts = [Verdict(ok=ok) for ok in oks]
-    return Candidate(code="", revision=revision, greedy=False, seed=0, gate=gate, verdicts=verdicts)
+    return Candidate(
+        code="", revision=revision, greedy=False, seed=0, gate=gate, verdicts=verdicts, id=id
+    )
 
 
 def test_decision_lines(capsys: pytest.CaptureFixture[str]) -> None:
     printer = ProgressPrinter()
-    first = [candidate(0, True, False), candidate(0, True, True), candidate(0, gate="SyntaxError")]
-    printer.node("run_tests", {"scored": first, "checks": [1, 2], "best": 1, "decision": "revise"})
-    second = [*first, candidate(1, True, False), candidate(1, False, False)]
-    printer.node("run_tests", {"scored": second, "checks": [1, 2], "best": 3, "decision": "x"})
+    first = [
+        candidate(0, True, False, id="c0"),
+        candidate(0, True, True, id="c1"),
+        candidate(0, gate="SyntaxError", id="c2"),
+    ]
+    printer.node(
+        "run_tests", {"scored": first, "checks": [1, 2], "best": "c1", "decision": "revise"}
+    )
+    second = [*first, candidate(1, True, False, id="c3"), candidate(1, False, False, id="c4")]
+    printer.node("run_tests", {"scored": second, "checks": [1, 2], "best": "c3", "decision": "x"})
     printer.node("security_auditor", {"audits": {"security": audit_report("approve", 0)}})
     printer.node("performance_auditor", {"audits": {"performance": audit_report("revise", 2)}})
     printer.node("decide", {"decision": "revise"})
