@@ -30,6 +30,7 @@ from agents.researcher import researcher_messages
 from agents.schemas import AuditReport, ResearchBrief, StageSummary
 from agents.structured import StructuredOutputError, ainvoke_structured, chat_model, token_budget
 from agents.summarizer import summary_messages
+from graphs.roles import ROLES
 
 TASKS = [
     (
@@ -149,6 +150,11 @@ async def measure(url: str, model: str) -> dict[str, Any]:
         results = {role: await asyncio.gather(*calls) for role, calls in table.items()}
         wall = time.monotonic() - start
     out: dict[str, Any] = {"model": model, "wall_s": round(wall, 1)}
+    # every declared role is named: one without cases here says so (the coder is measured by
+    # `make eval` and bench/sampling.py)
+    for spec in ROLES:
+        if spec.name not in table and spec.name != "coder":
+            out[spec.name] = "not measured: add its cases to jobs() in bench/role_models.py"
     for role, rows in results.items():
         out[role] = {
             "valid": sum(r["valid"] for r in rows) / len(rows),

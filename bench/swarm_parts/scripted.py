@@ -27,6 +27,7 @@ from bench.harness import PortFor, Workspace, gateway_in_front
 from bench.load import median
 from bench.parts import SMALL
 from bench.swarm_parts.common import SwarmRun, one_model_context, one_run
+from graphs.roles import ROLES
 from runtime.process import ManagedProcess
 from tests.fakes import FakeOpenAI, fake_command
 
@@ -218,12 +219,15 @@ def token_counter(model_dir: Path) -> Any:
 def _node_of(body: dict[str, Any]) -> str:
     if "grammar" in (body.get("structured_outputs") or {}) or not body.get("response_format"):
         return "coder"  # a guided code block, or the plain prompt's free answer
-    schema = ((body.get("response_format") or {}).get("json_schema") or {}).get("name", "")
+    schema = str(((body.get("response_format") or {}).get("json_schema") or {}).get("name", ""))
     text = json.dumps(body.get("messages", []))
     if schema == "AuditReport":
         return "security_auditor" if "the security auditor" in text else "performance_auditor"
-    names = {"ResearchBrief": "researcher", writer_agent.TestSuite.__name__: "test_writer"}
-    return names.get(schema, "summarizer")
+    if schema == writer_agent.TestSuite.__name__:
+        return "test_writer"  # under the researcher's role
+    # any other schema: the role that asks for it (ResearchBrief: researcher; a new role's)
+    roles = {s.__name__: spec.name for spec in ROLES for s in spec.schemas if s is not None}
+    return roles.get(schema, schema)
 
 
 def node_prompt_tokens(bodies: list[dict[str, Any]], count: Any) -> list[dict[str, Any]]:

@@ -48,7 +48,8 @@ How a completion request is answered, first match wins:
 3. ``--answers`` (a JSON object: canned answers for whole swarm runs): the answer under the
    json_schema's name; for a request with a ``structured_outputs`` grammar (the coder's code
    block), or a free request, the answer under ``"code"``.
-4. the default: with ``--scripted`` the echo; otherwise a minimal instance of the json_schema,
+4. the default: a minimal instance of the json_schema (any schema, so a call nobody scripted,
+   such as a new role's, gets a valid answer); else with ``--scripted`` the echo; otherwise
    ``"```python\\npass\\n```"`` for a grammar, ``"fake answer from MODEL"`` for free text.
 
 Usage: prompt tokens 5 (``--scripted``: 10), completion tokens ``--tokens`` (``--scripted``:
@@ -226,11 +227,11 @@ class Server:
             return json.dumps(self.answers[spec["name"]])
         if spec is None and "code" in self.answers:  # the coder: fenced block or plain prompt
             return str(self.answers["code"])
-        if self.scripted:
-            return json.dumps({"echo": last_text(body)})
-        if spec is not None:
+        if spec is not None:  # any role's schema, a new one too: a valid answer by default
             schema = spec.get("schema") or {}
             return json.dumps(instance(schema, schema.get("$defs", {})))
+        if self.scripted:
+            return json.dumps({"echo": last_text(body)})
         if grammar:
             return "```python\npass\n```"
         return f"fake answer from {self.model}"

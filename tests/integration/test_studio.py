@@ -31,6 +31,7 @@ from langgraph_sdk.client import LangGraphClient
 from langgraph_sdk.schema import StreamPart, ThreadState
 
 from graphs.context import Context
+from graphs.roles import every_role
 from runtime.process import ManagedProcess
 from tests.fakes import FakeOpenAI
 from tests.support.scripts import BRIEF, GOOD_CODE, audits, brief, code, suite
@@ -97,10 +98,7 @@ def run_context(fake: FakeOpenAI) -> dict[str, Any]:
     """Per-run context, as Studio sends it: every role on the fake server's model."""
     context = Context(
         base_url=fake.base_url,
-        researcher_model=fake.model,
-        coder_model=fake.model,
-        auditor_model=fake.model,
-        summarizer_model=fake.model,
+        **every_role(fake.model),
         fallback_model=None,
         lease_models=False,
     )

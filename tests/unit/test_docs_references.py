@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from graphs.context import Context
+from graphs.roles import KINDS, ROLES, field_name
 from runtime.settings import ENV_PREFIX, Settings
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -150,6 +151,25 @@ def test_the_context_rows_of_the_configuration_doc_are_context_fields() -> None:
     rows = set(_CONTEXT_ROW.findall(_text(ROOT / "docs" / "configuration.md")))
     assert len(rows) >= 30
     assert not sorted(rows - {field.name for field in dataclasses.fields(Context)})
+
+
+def test_every_role_has_its_rows_in_the_configuration_doc() -> None:
+    """A role added to ROLES is documented with its three fields (the other direction of the
+    check above: the docs' role tables follow ROLES)."""
+    rows = set(_CONTEXT_ROW.findall(_text(ROOT / "docs" / "configuration.md")))
+    wanted = {field_name(spec.name, kind) for spec in ROLES for kind in KINDS}
+    assert not sorted(wanted - rows)
+
+
+def test_the_role_table_lists_the_declared_roles_and_their_default_models() -> None:
+    """docs/how-it-works.md's "Default model per role": one row per role of ROLES (and the
+    fallback), each with the RoleSpec's default model."""
+    text = _text(ROOT / "docs" / "how-it-works.md")
+    table = text.split("## Default model per role", 1)[1].split("\n\n| role |", 1)[1]
+    rows = re.findall(r"^\| ([a-z_]+) \| [^|]+ \| ([^|]+) \|$", table.split("\n\n")[0], re.M)
+    documented = {role: model.strip().lower() for role, model in rows}
+    assert documented.pop("fallback") == Context().fallback_model
+    assert documented == {spec.name: spec.model for spec in ROLES}
 
 
 def test_the_checks_find_what_is_missing(tmp_path: Path) -> None:

@@ -153,9 +153,11 @@ def test_without_canned_answers_vllm_answers_pass_and_names_itself() -> None:
 def test_the_scripted_persona_echoes_any_model_and_counts_characters(
     scripted: TestClient,
 ) -> None:
-    answer = ask(scripted, schema="Brief", model="any/other")
+    answer = ask(scripted, model="any/other")
     assert content(answer) == '{"echo": "hi"}' and answer["model"] == "any/other"
     assert answer["usage"] == {"prompt_tokens": 10, "total_tokens": 13, "completion_tokens": 3}
+    # a schema nobody scripted (a new role's, say) gets a valid answer, not the echo
+    assert json.loads(content(ask(scripted, schema="Opinion"))) == {"n": 1, "s": "xx"}
     steps = [
         {"contains": "later", "content": "second"},
         {"schema": "Brief", "content": "first", "finish_reason": "length", "prompt_tokens": 99},

@@ -11,13 +11,16 @@ from typing import Any
 import pytest
 
 from agents.coder import CODE_GRAMMAR, PLAIN_STOP
-from agents.schemas import StageSummary
+from agents.schemas import AuditReport, ResearchBrief, StageSummary
+from agents.test_writer import TestSuite
 from app.report import print_call
 from app.runner import run_swarm
+from graphs import llm
 from graphs.coding import _without_stragglers, plan
 from graphs.context import Context
 from graphs.endpoints import context_for
-from graphs.llm import warm_up
+from graphs.llm import GRAMMARS, warm_up
+from graphs.roles import ROLES
 from graphs.state import InputState
 from graphs.swarm import graph, later_grammars
 from runtime.endpoint import Endpoint
@@ -451,28 +454,65 @@ async def test_empty_task_fails_without_a_request(fake_openai: FakeOpenAI) -> No
     assert fake_openai.requests() == []
 
 
-async def test_gateway_lease_is_asked_before_each_call(fake_openai: FakeOpenAI) -> None:
+async def test_gateway_lease_is_asked_before_each_call(
+    fake_openai: FakeOpenAI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every model call leases its model first (on the run's endpoint, with its key), and the
+    lease's wait is the call's swap wait; with ``lease_models`` off, none is asked."""
+    leases: list[tuple[str, str, str | None]] = []
+
+    async def lease(_http: object, base_url: str, model: str, api_key: str | None = None) -> float:
+        leases.append((base_url, model, api_key))
+        return 1.5  # a swap the gateway made the call wait for
+
+    monkeypatch.setattr(llm, "lease_model", lease)
     fake_openai.script(brief(), code(GOOD_CODE), suite(), *audits())
-    state = await run(fake_openai)  # the fake has no /models/*/load: treated as plain vLLM
+    state = await run(fake_openai, api_key="k3y")
     assert state.status == "done"
-    assert all(m.swap_wait_s == 0.0 for m in state.metrics)
+    bodies = fake_openai.requests()
+    assert len(bodies) == 5  # brief, candidate, checks, two audits
+    assert sorted(model for _, model, _ in leases) == sorted(b["model"] for b in bodies)
+    assert {(url, key) for url, _, key in leases} == {(fake_openai.base_url, "k3y")}
+    calls = [m for m in state.metrics if m.model]
+    assert len(calls) == 5 and all(m.swap_wait_s == 1.5 for m in calls)
+    leases.clear()
+    fake_openai.script(brief(), code(GOOD_CODE), suite(), *audits())
+    assert (await run(fake_openai, lease_models=False)).status == "done"
+    assert leases == []
 
 
 def test_graph_shape() -> None:
+    """The graph's nodes and every edge: fixed ones (a join waits for both auditors) and
+    routed ones; and every routing node can send a failed run to ``finish``."""
     drawn = graph.get_graph()
     assert graph.name == "swarm"
-    assert {
-        "researcher",
-        "summarize_brief",
-        "coder",
-        "test_writer",
-        "run_tests",
-        "gather_evidence",
-        "security_auditor",
-        "performance_auditor",
-        "decide",
-        "finish",
-    } <= set(drawn.nodes)
+    steps = {
+        "setup", "researcher", "summarize_brief", "coder", "test_writer", "run_tests",
+        "gather_evidence", "security_auditor", "performance_auditor", "decide", "finish",
+    }  # fmt: skip
+    assert steps <= set(drawn.nodes)
+    fixed = {(e.source, e.target) for e in drawn.edges if not e.conditional}
+    assert fixed == {
+        ("__start__", "setup"),
+        ("coder", "run_tests"),
+        ("test_writer", "run_tests"),
+        ("security_auditor", "decide"),
+        ("performance_auditor", "decide"),
+        ("finish", "__end__"),
+    }
+    routed: dict[str, set[str]] = {}
+    for edge in drawn.edges:
+        if edge.conditional:
+            routed.setdefault(edge.source, set()).add(edge.target)
+    assert routed == {
+        "setup": {"researcher", "coder", "test_writer", "finish"},
+        "researcher": {"summarize_brief", "finish", "__end__"},  # __end__: beside the coder
+        "summarize_brief": {"coder", "test_writer", "finish"},
+        "run_tests": {"coder", "gather_evidence", "finish"},
+        "gather_evidence": {"security_auditor", "performance_auditor", "finish"},
+        "decide": {"coder", "finish"},
+    }
+    assert all("finish" in targets for targets in routed.values())
 
 
 @pytest.mark.parametrize("task", ["", "x" * 9000])
@@ -484,7 +524,7 @@ async def test_bad_tasks(fake_openai: FakeOpenAI, task: str) -> None:
 @pytest.mark.parametrize(
     ("context", "message"),
     [
-        ({"reviewer_model": "big"}, "Context has no field reviewer_model"),
+        ({"no_such_role_model": "big"}, "Context has no field no_such_role_model"),
         ({"coder_model": ""}, "coder_model must be a model name"),
         ({"fallback_model": "a\nb"}, "fallback_model must be a model name, not 'a\\nb' or null"),
         ({"max_revisions": -1}, "max_revisions must be a whole number, zero or more, not -1"),
@@ -514,20 +554,18 @@ async def test_warm_up_sends_each_agent_grammar_once_with_one_token(
     fake_openai: FakeOpenAI,
 ) -> None:
     context = Context(**{**asdict(ctx(fake_openai)), "auditor_model": "small"})
-    seconds = await warm_up(context)  # unscripted, the fake echoes: no answer is valid
+    seconds = await warm_up(context)  # unscripted: the fake's default answers
     assert set(seconds) == {
-        "researcher:ResearchBrief",
-        "researcher:TestSuite",
-        "coder:code",
-        "auditor:AuditReport",
-        "summarizer:StageSummary",
+        f"{spec.name}:{schema.__name__ if schema else 'code'}"
+        for spec in ROLES
+        for schema in spec.schemas
     }
     bodies = fake_openai.requests()
     assert all(b["max_completion_tokens"] == 1 for b in bodies)
     names = sorted(
         str(b.get("response_format", {}).get("json_schema", {}).get("name")) for b in bodies
     )
-    assert names == ["AuditReport", "None", "ResearchBrief", "StageSummary", "TestSuite"]
+    assert names == sorted(str(s.__name__ if s else None) for r in ROLES for s in r.schemas)
     [code_body] = [b for b in bodies if "response_format" not in b]
     assert code_body["structured_outputs"] == {"grammar": CODE_GRAMMAR}
     assert {b["model"] for b in bodies} == {"big", "small"}
@@ -538,17 +576,21 @@ async def test_a_run_that_warms_up_still_gets_its_own_answers(fake_openai: FakeO
     fake_openai.script(brief(), code(GOOD_CODE), suite(), *audits(), audit("security"))
     state = await run_swarm(InputState(task="Write `add(a, b)`."), ctx(fake_openai, warm_up=True))
     assert state.report is not None and state.report.outcome == "approved", state.report
-    # only the grammar of a later step: the auditors'
+    # only the grammars of later steps: the brief, the checks and the code start at once,
+    # and no lookups to summarize; every other role's (the auditors')
+    early = {ResearchBrief, TestSuite, None, StageSummary}
+    later = [s.__name__ for _, s in GRAMMARS if s not in early and s is not None]
     warm = [b for b in fake_openai.requests() if b["max_completion_tokens"] == 1]
-    assert [b["response_format"]["json_schema"]["name"] for b in warm] == ["AuditReport"]
+    assert [b["response_format"]["json_schema"]["name"] for b in warm] == later
+    assert "AuditReport" in later
 
 
 def test_a_run_warms_up_only_the_grammars_of_its_later_steps() -> None:
-    names = [
-        (role, schema.__name__ if schema else "code")
-        for role, schema in later_grammars(InputState(task="Write a function that adds."))
-    ]
-    assert names == [("researcher", "TestSuite"), ("coder", "code"), ("auditor", "AuditReport")]
+    # the researcher's brief is the first step; no lookups: nothing to summarize
+    later = later_grammars(InputState(task="Write a function that adds."))
+    first = {("researcher", ResearchBrief), ("summarizer", StageSummary)}
+    assert later == [grammar for grammar in GRAMMARS if grammar not in first]
+    assert {("researcher", TestSuite), ("coder", None), ("auditor", AuditReport)} <= set(later)
     lookups = later_grammars(InputState(task="Write `add(a, b)`.", database="shop.db"))
     assert ("summarizer", StageSummary) in lookups and ("coder", None) in lookups
 
