@@ -35,7 +35,8 @@ def layout(system: str, user: str, order: PromptLayout = "stable_first") -> list
 
 def clip(text: str, limit: int) -> str:
     """``text`` cut to ``limit`` characters, marked when cut: what goes into a prompt is bounded."""
-    return text if len(text) <= limit else text[: limit - 15] + " …[truncated]"
+    mark = " …[truncated]"
+    return text if len(text) <= limit else text[: max(0, limit - len(mark))] + mark
 
 
 PROJECT = """\

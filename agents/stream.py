@@ -137,6 +137,8 @@ async def stream_answer(
         if isinstance(err, StalledCallError):
             raise
         raise request_failure(model, err) from err
+    except ValueError as err:  # langchain-core: "No generation chunks were returned"
+        raise InvalidOutputError(model, f"the stream held no chat answer ({err})") from err
     if not isinstance(merged, AIMessageChunk):
         raise InvalidOutputError(model, "the stream held no chat answer")
     return read_answer(merged)

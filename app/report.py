@@ -10,21 +10,6 @@ from typing import Any
 from runtime.provision import LocalModel, PullResult
 
 
-def print_progress(node: str, update: Mapping[str, Any]) -> None:
-    """One stderr line per finished node: its checks' outcome, decision or error."""
-    parts = [f"[{node}]"]
-    tests = update.get("test_run")
-    if tests is not None:
-        parts.append(
-            f"tests: {tests.passed} passed, {tests.failed} failed ({tests.duration_s:.1f} s)"
-        )
-    if update.get("decision"):
-        parts.append(f"decision: {update['decision']}")
-    if update.get("error"):
-        parts.append(f"error: {update['error']}")
-    print(" ".join(parts), file=sys.stderr, flush=True)
-
-
 def print_call(event: Mapping[str, Any]) -> None:
     """One stderr line per model call, from the run's ``custom`` stream, as the call ends.
 

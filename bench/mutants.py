@@ -50,9 +50,15 @@ UNIT = (
     "tests/unit/gateway/test_gateway_scheduling.py",
     "tests/unit/gateway/test_gateway_eviction.py",
     "tests/unit/gateway/test_gateway_live.py",
+    "tests/unit/gateway/test_ledger.py",
+    "tests/unit/gateway/test_slot.py",
+    "tests/unit/gateway/test_residency.py",
+    "tests/unit/gateway/test_swap.py",
+    "tests/unit/gateway/test_proxy.py",
 )
 """The gateway's other tests of what the mutants break: the policies and eviction as pure
-functions, and the gateway over fake backends as real processes."""
+functions, each module's own tests (ledger, slot, residency, swap, proxy) and the gateway
+over fake backends as real processes."""
 SKIP = ("bench/results/",)
 RERUNS = 2
 """Times a failing hardening test runs again; it counts as caught only if it always fails."""

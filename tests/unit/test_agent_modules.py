@@ -48,9 +48,3 @@ def test_the_layout_module_holds_no_agent_prompt() -> None:
     ]
     # PROJECT: how the project's snippets precede the task, the same for every agent given it
     assert texts == ["ANSWER_NOW", "PROJECT"]
-
-
-def test_the_summarizer_hand_over_is_bounded() -> None:
-    summary = summarizer.StageSummary(summary="Adds numbers.", key_points=["a" * 100] * 4)
-    text = summarizer.handover(summary, 300)
-    assert len(text) <= 300 and text.startswith("Adds numbers.\n- a")

@@ -47,29 +47,3 @@ def test_setup_lines_and_expected_exceptions_become_tests() -> None:
     result = run_tests({"solution.py": SOLUTION, "test_solution.py": module})
     assert "RESULT passed=3 failed=2" in result.stdout
     assert "c2f(1) raises ValueError" in result.stderr
-
-
-def test_writer_checks_that_cannot_pass_are_dropped() -> None:
-    from agents.schemas import CheckCase
-    from agents.test_writer import TestSuite, writer_checks
-    from tools.check_runner import EntryPoint
-
-    suite = TestSuite.model_construct(
-        checks=[
-            CheckCase(call="fizzbuzz(3)", expected='["1", "2", "Fizz"]'),
-            CheckCase(call="fizzbuzz(2)", expected="Fizz"),  # quotes dropped: a NameError
-            CheckCase(call="fizzbuzz(n)", expected="[]"),  # n is never defined
-            CheckCase(call="fizzbuzz(5)", expected="fizzbuzz(5)"),  # the code judges itself
-            CheckCase(call="fizzbuzz(0", expected="[]"),  # does not parse
-            CheckCase(call="fizzbuzz(0)", expected="list()"),
-            CheckCase(call="len(fizzbuzz(4))", expected="4"),
-            CheckCase(call="sorted(map(lambda x: x, fizzbuzz(1)))", expected="['1']"),
-        ]
-    )
-    kept = writer_checks(suite, EntryPoint("fizzbuzz", "function", ("n",)))
-    assert [c.call for c in kept] == [
-        "fizzbuzz(3)",
-        "fizzbuzz(0)",
-        "len(fizzbuzz(4))",
-        "sorted(map(lambda x: x, fizzbuzz(1)))",
-    ]

@@ -5,7 +5,6 @@ defaults; ``edgeswarm --version`` works; ``models pull`` shows its progress."""
 from __future__ import annotations
 
 import argparse
-import io
 import json
 import os
 import socket
@@ -191,14 +190,6 @@ def test_binary_bytes_as_the_task_are_one_clear_line(
     line = one_clear_line(done.stderr)
     assert line.startswith(f"edgeswarm: error: {expected}") and "surrogates" not in line
     assert not (Path(os.environ["EDGESWARM_STATE_DIR"]) / "runs.sqlite").exists()  # no run
-
-
-def test_a_task_on_stdin_that_is_utf8_is_read_as_bytes() -> None:
-    from app.runner import read_task
-
-    stdin = io.TextIOWrapper(io.BytesIO("Écris add(a, b)\n".encode()), encoding="ascii")
-    assert read_task("-", stdin) == "Écris add(a, b)\n"  # UTF-8 whatever the locale says
-    assert read_task("a task", stdin) == "a task"
 
 
 def test_a_directory_as_database_is_named_a_directory(

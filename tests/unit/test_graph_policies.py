@@ -3,15 +3,24 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from dataclasses import replace
 from typing import Any, cast
 
 import pytest
 from langgraph.cache.memory import InMemoryCache
 from langgraph.graph.state import CompiledStateGraph
+from langgraph.types import CachePolicy
 
-from graphs.state import InputState, OutputState
-from graphs.swarm import build_graph, graph, research_key, server_graph
+from graphs import swarm as swarm_module
+from graphs.state import InputState, OutputState, State
+from graphs.swarm import (
+    RESEARCH_CACHE_TTL_S,
+    build_graph,
+    graph,
+    research_key,
+    server_graph,
+)
 from tests.fakes import FakeOpenAI
 from tests.support.graph import chat_bodies, ctx
 from tests.support.scripts import GOOD_CODE, audits, brief, code, suite
@@ -81,11 +90,72 @@ async def test_without_a_cache_every_run_asks(fake_openai: FakeOpenAI) -> None:
     assert briefs_asked(fake_openai) == 2
 
 
+EDGES = {
+    ("__start__", "setup", False),
+    ("setup", "researcher", True),
+    ("setup", "coder", True),
+    ("setup", "test_writer", True),
+    ("setup", "finish", True),
+    ("researcher", "summarize_brief", True),
+    ("researcher", "__end__", True),  # the brief written beside the code
+    ("researcher", "finish", True),  # its error handler's way out
+    ("summarize_brief", "coder", True),
+    ("summarize_brief", "test_writer", True),
+    ("summarize_brief", "finish", True),
+    ("coder", "run_tests", False),
+    ("test_writer", "run_tests", False),
+    ("run_tests", "coder", True),
+    ("run_tests", "gather_evidence", True),
+    ("run_tests", "finish", True),
+    ("gather_evidence", "security_auditor", True),
+    ("gather_evidence", "performance_auditor", True),
+    ("gather_evidence", "finish", True),
+    ("security_auditor", "decide", False),
+    ("performance_auditor", "decide", False),
+    ("decide", "coder", True),
+    ("decide", "finish", True),
+    ("finish", "__end__", False),
+}
+"""The swarm's edges as ``build_graph`` wires them: (source, target, conditional)."""
+
+
 def test_only_the_served_graph_has_a_cache_and_both_draw() -> None:
     assert graph.cache is None and isinstance(server_graph.cache, InMemoryCache)
-    for swarm in (graph, server_graph):  # drawing calls the key function with a dict
-        drawn = swarm.get_graph().draw_mermaid()
-        assert "setup" in drawn and "researcher" in drawn
+    for swarm in (graph, server_graph):
+        # the same policy on both: only where a cache is given does it keep briefs
+        policies = {name: node.cache_policy for name, node in swarm.builder.nodes.items()}
+        assert policies.pop("researcher") == CachePolicy(
+            key_func=research_key, ttl=RESEARCH_CACHE_TTL_S
+        )
+        assert set(policies.values()) == {None}
+        drawn = swarm.get_graph()
+        assert {(e.source, e.target, e.conditional) for e in drawn.edges} == EDGES
+        nodes = {node for edge in EDGES for node in edge[:2]}
+        assert set(drawn.nodes) == nodes | {"__error_handler__researcher"}
+        mermaid = {line.strip() for line in drawn.draw_mermaid().splitlines()}
+        for source, target, conditional in EDGES:
+            assert f"{source} {'-.->' if conditional else '-->'} {target};" in mermaid
+    assert graph.get_graph().draw_mermaid() == server_graph.get_graph().draw_mermaid()
+
+
+def test_drawing_the_graph_calls_the_research_key_with_a_dict(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """LangGraph hands the key function the researcher's input when it draws the graph too:
+    a dict, not the state; the key must read it, or the served graph cannot be drawn."""
+    seen: list[object] = []
+
+    def key(state: State | dict[str, Any]) -> str:
+        seen.append(state)
+        return research_key(state)
+
+    monkeypatch.setattr(swarm_module, "research_key", key)
+    swarm = build_graph().compile(cache=InMemoryCache())
+    swarm.get_graph()
+    assert seen and all(type(state) is dict for state in seen)
+    drawn = cast(dict[str, Any], seen[0])
+    assert "task" not in drawn and "models" not in drawn  # a partial state: no run's fields
+    assert research_key(drawn) == research_key({}) == json.dumps([None, None, None, None])
 
 
 def test_the_key_is_the_task_where_it_looks_and_the_model() -> None:

@@ -1,102 +1,22 @@
-"""A model call is cut by its liveness, never by a fixed deadline (agents.stream).
+"""A run's calls are cut by their progress, never by a fixed deadline: the vLLM work counters
+a silent call is judged by (runtime.progress), what a cut answer keeps and when an answer is
+looping (agents.coder), and the stragglers a round of candidates cuts (graphs.coding).
 
-The fake model server streams at a scripted pace (``piece_s``) or stalls (``stall_after``);
-the idle limits here are a second or two, so a call that streams for longer than its idle
-limit shows that progress, not wall time, decides.
+The streamed call itself, and when it counts as stalled (agents.stream), is tested in
+test_stream.py.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator
-
-import httpx
-import pytest
-from langchain_core.messages import HumanMessage
 
 from agents.coder import looping, partial_code
-from agents.stream import CallWatch, Liveness, StalledCallError, StreamSink, stream_answer, watching
-from agents.structured import chat_model
+from agents.stream import StreamSink
 from graphs.coding import _without_stragglers
 from runtime.progress import ProgressClock, work_done
-from tests.fakes import FakeOpenAI
 
 ANSWER = "```python\ndef double(x):\n    return 2 * x\n```"
-
-
-@pytest.fixture
-async def http() -> AsyncIterator[httpx.AsyncClient]:
-    async with httpx.AsyncClient() as client:
-        yield client
-
-
-def _ask(fake: FakeOpenAI, http: httpx.AsyncClient) -> tuple[object, list[HumanMessage]]:
-    llm = chat_model(base_url=fake.base_url, model=fake.model, max_tokens=200, http_client=http)
-    return llm, [HumanMessage("double a number")]
-
-
-async def test_a_call_that_streams_longer_than_its_idle_limit_completes(
-    fake_openai: FakeOpenAI, http: httpx.AsyncClient
-) -> None:
-    fake_openai.script({"content": ANSWER, "piece_s": 0.15})  # 13 pieces: about 2 s
-    llm, messages = _ask(fake_openai, http)
-    started = time.monotonic()
-    with watching(CallWatch(Liveness(idle_s=0.6, poll_s=0.05))):
-        answer = await stream_answer(llm, messages, "m")  # type: ignore[arg-type]
-    assert time.monotonic() - started > 1.2  # well past the idle limit, and never cut
-    assert answer.text == ANSWER and answer.finish_reason == "stop"
-
-
-async def test_a_stalled_stream_is_cut_at_its_idle_limit_keeping_what_it_streamed(
-    fake_openai: FakeOpenAI, http: httpx.AsyncClient
-) -> None:
-    fake_openai.script({"content": ANSWER, "stall_after": 3})
-    llm, messages = _ask(fake_openai, http)
-    sink = StreamSink()
-    started = time.monotonic()
-    with (
-        watching(CallWatch(Liveness(idle_s=0.8, poll_s=0.05), sink=sink)),
-        pytest.raises(StalledCallError, match="no new token") as info,
-    ):
-        await stream_answer(llm, messages, "m")  # type: ignore[arg-type]
-    assert 0.7 < time.monotonic() - started < 5
-    assert info.value.partial == ANSWER[:12] == sink.text
-    assert sink.chunks == 3 and sink.first_token_s is not None
-
-
-async def test_waiting_for_the_first_token_is_alive_while_the_server_works(
-    fake_openai: FakeOpenAI, http: httpx.AsyncClient
-) -> None:
-    """Queued behind other streams (the probe's counter moves): not cut, however long."""
-    fake_openai.script({"content": ANSWER, "delay_s": 2.0})
-    work = 0.0
-
-    async def busy_server(model: str) -> float:
-        nonlocal work
-        work += 1
-        return work
-
-    llm, messages = _ask(fake_openai, http)
-    with watching(CallWatch(Liveness(idle_s=0.6, poll_s=0.05), probe=busy_server)):
-        answer = await stream_answer(llm, messages, "m")  # type: ignore[arg-type]
-    assert answer.text == ANSWER
-
-
-async def test_waiting_on_an_idle_server_is_cut(
-    fake_openai: FakeOpenAI, http: httpx.AsyncClient
-) -> None:
-    fake_openai.script({"content": ANSWER, "delay_s": 30.0})
-
-    async def idle_server(model: str) -> float:
-        return 7.0
-
-    llm, messages = _ask(fake_openai, http)
-    with (
-        watching(CallWatch(Liveness(idle_s=0.6, poll_s=0.05), probe=idle_server)),
-        pytest.raises(StalledCallError, match="no first token"),
-    ):
-        await stream_answer(llm, messages, "m")  # type: ignore[arg-type]
 
 
 def test_a_cut_answer_competes_only_with_a_whole_block() -> None:

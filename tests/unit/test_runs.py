@@ -360,7 +360,7 @@ def test_a_run_checkpointed_before_the_check_types_moved_resumes(
     module's name), made by the kill test's steps before the types moved to
     ``tools.check_runner``.
     """
-    fixture = ROOT / "tests" / "fixtures" / "runs-agents-examples.sqlite"
+    fixture = Path(__file__).resolve().parents[1] / "fixtures" / "runs-agents-examples.sqlite"
     path = db(tmp_path)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(fixture.read_bytes())

@@ -1,5 +1,6 @@
-"""Runs in PostgreSQL: the setting, bad URLs and servers, the password kept out of sight, the
-row lock of a resume, and the LangGraph server's checkpointer (app/checkpointer.py).
+"""Runs in PostgreSQL: the setting, bad URLs and servers, the password kept out of sight, and
+the row lock of a resume. The LangGraph server's checkpointer (app/checkpointer.py) is tested
+in test_checkpointer.py.
 
 The shared behaviour (run, SIGKILL and resume, listing) runs on both backends in
 test_runs.py; these tests use the throwaway server of tests/postgres.py.
@@ -9,16 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import json
-import operator
 from pathlib import Path
-from typing import Annotated, TypedDict
 
 import psycopg
 import pytest
-from langchain_core.runnables import RunnableConfig
-from langgraph.checkpoint.memory import InMemorySaver
-from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
-from langgraph.graph import StateGraph
 
 from app import checkpointer as server_checkpointer
 from app.cli import EXIT_ENVIRONMENT, EXIT_OK, EXIT_RUN_BUSY, EXIT_USAGE, main
@@ -173,64 +168,3 @@ def test_resume_of_a_running_run_in_postgres_is_refused(
     record = using(PostgresURL(postgres_url), lambda s: s.create("t", RunOptions(model="m")))
     assert main(["resume", record.thread_id]) == EXIT_RUN_BUSY
     assert "is still running" in capsys.readouterr().err
-
-
-class Counter(TypedDict):
-    count: Annotated[int, operator.add]
-
-
-def counting_graph() -> StateGraph[Counter]:
-    builder = StateGraph(Counter)
-    builder.add_node("one", lambda state: {"count": 1})
-    builder.add_node("two", lambda state: {"count": 1})
-    builder.add_edge("__start__", "one")
-    builder.add_edge("one", "two")
-    return builder
-
-
-async def test_server_checkpointer_keeps_checkpoints_in_postgres(
-    postgres_url: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("DATABASE_URI", ":memory:")  # as `langgraph dev` sets it
-    monkeypatch.setenv("POSTGRES_URI", postgres_url)
-    config: RunnableConfig = {"configurable": {"thread_id": "t1"}}
-    async with server_checkpointer.checkpointer() as saver:
-        assert isinstance(saver, AsyncPostgresSaver)
-        graph = counting_graph().compile(checkpointer=saver)
-        assert (await graph.ainvoke({"count": 0}, config))["count"] == 2
-    async with server_checkpointer.checkpointer() as saver:  # a restarted server
-        graph = counting_graph().compile(checkpointer=saver)
-        assert (await graph.aget_state(config)).values == {"count": 2}
-    with psycopg.connect(postgres_url) as conn:
-        rows = conn.execute("SELECT count(*) FROM checkpoints WHERE thread_id = 't1'").fetchone()
-        assert rows is not None and rows[0] == 4  # the input, __start__, one, two
-
-
-async def test_server_checkpointer_without_a_database_keeps_checkpoints_in_memory(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    async with server_checkpointer.checkpointer() as first:
-        assert isinstance(first, InMemorySaver)
-    monkeypatch.setenv("DATABASE_URI", ":memory:")  # `langgraph dev`
-    async with server_checkpointer.checkpointer() as first:
-        assert isinstance(first, InMemorySaver)
-    async with server_checkpointer.checkpointer() as second:
-        assert second is first  # shared by the server's threads
-
-
-async def test_server_checkpointer_errors_name_the_variable(
-    monkeypatch: pytest.MonkeyPatch, postgres_server: PostgresServer
-) -> None:
-    monkeypatch.setenv("DATABASE_URI", f"postgresql://me:{PASSWORD}@h:port/db")
-    monkeypatch.setenv("POSTGRES_URI", postgres_server.url())  # DATABASE_URI wins, as in the server
-    with pytest.raises(server_checkpointer.CheckpointerError, match="DATABASE_URI: not a valid"):
-        async with server_checkpointer.checkpointer():
-            pass
-    monkeypatch.setattr(server_checkpointer, "CONNECT_TIMEOUT_S", 1)
-    url = f"postgresql://me:{PASSWORD}@127.0.0.1:{free_port()}/db"
-    monkeypatch.setenv("DATABASE_URI", url)
-    with pytest.raises(server_checkpointer.CheckpointerError) as raised:
-        async with server_checkpointer.checkpointer():
-            pass
-    assert f"database {PostgresURL(url)} (DATABASE_URI) did not accept" in str(raised.value)
-    assert PASSWORD not in str(raised.value)

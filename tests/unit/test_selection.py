@@ -1,8 +1,13 @@
-"""The pieces the next swarm is built from: statement examples, the gate, selection, evidence."""
+"""agents.selection: which candidate a round keeps, by the trusted checks, agreement on the
+checks' and probes' calls, support of the writer's checks, crashes, constant answers and the
+project's own helpers; and which failures are feedback for a revision.
+
+The statement's examples are tested in test_examples.py, the gate and the check runner in
+tools/test_tools_check_runner.py, the auditors' evidence in tools/test_tools_evidence.py.
+"""
 
 from __future__ import annotations
 
-from agents.examples import entry_point_of, statement_checks
 from agents.selection import (
     agreement,
     backed,
@@ -14,108 +19,7 @@ from agents.selection import (
     required,
     supported_failures,
 )
-from tools.check_runner import CandidateRun, Check, EntryPoint, Verdict, gate, run_checks
-from tools.evidence import bandit_scan, large_call
-
-STUB = 'def add(a, b):\n    """Sum.\n\n    >>> add(2, 3)\n    5\n    """\n'
-ADD = EntryPoint("add", "function", ("a", "b"))
-
-
-def test_examples_are_read_from_a_stub_and_from_prose() -> None:
-    assert entry_point_of(STUB) == ADD
-    assert statement_checks(STUB, ADD) == [Check("add(2, 3)", "5", "statement")]
-    prose = "Write `factorial(n)`. factorial(0) == 1. `factorial(3)` returns 6."
-    entry = entry_point_of(prose)
-    assert entry == EntryPoint("factorial", "function", ("n",))
-    labels = [c.label() for c in statement_checks(prose, entry)]
-    assert labels == ["factorial(0) == 1", "factorial(3) == 6"]
-    assert statement_checks("Write `is_even(n)`: is_even(n) returns True.", None) == []
-
-
-def test_a_doctest_session_with_state_runs_every_earlier_line_before_a_check() -> None:
-    stub = (
-        "class Lot:\n"
-        '    """Spaces.\n\n'
-        "    >>> lot = Lot(1)\n    >>> lot.park('A')\n    True\n"
-        "    >>> lot.park('B')\n    False\n    >>> lot.leave('A')\n"
-        "    >>> lot.free()\n    1\n"
-        '    """\n'
-    )
-    entry = entry_point_of(stub)
-    checks = statement_checks(stub, entry)
-    assert [c.label() for c in checks] == [
-        "lot = Lot(1); lot.park('A') == True",
-        # the lot is full because the shown call parked A: run without it, B would fit
-        "lot = Lot(1); lot.park('A'); lot.park('B') == False",
-        "lot = Lot(1); lot.park('A'); lot.park('B'); lot.leave('A'); lot.free() == 1",
-    ]
-    lot = (
-        "class Lot:\n    def __init__(self, n):\n        self.n, self.cars = n, set()\n"
-        "    def park(self, car):\n        if len(self.cars) >= self.n:\n"
-        "            return False\n        self.cars.add(car)\n        return True\n"
-        "    def leave(self, car):\n        self.cars.remove(car)\n"
-        "    def free(self):\n        return self.n - len(self.cars)\n"
-    )
-    assert run_checks(lot, checks, entry).passed == (True, True, True)
-    # a function's examples share no state: each check is its call alone
-    two = STUB.replace('    """\n', '    >>> add(1, 1)\n    2\n    """\n')
-    assert all(not c.setup for c in statement_checks(two, ADD))
-
-
-def test_a_one_argument_function_s_examples_in_words_are_read() -> None:
-    prose = (
-        "Write `encode(text)`: each run becomes the character and its count, e.g. "
-        '"aaabcc" becomes "a3b1c2", and [1] -> [2]. An empty string returns "". '
-        "An empty or blank list returns an empty dict. The result 3 becomes x."
-    )
-    entry = entry_point_of(prose)
-    assert entry is not None and entry.parameters == ("text",)
-    assert [c.label() for c in statement_checks(prose, entry)] == [
-        'encode("") == ""',
-        "encode([]) == {}",
-        'encode("aaabcc") == "a3b1c2"',
-        "encode([1]) == [2]",
-    ]
-    # two arguments: which one the words give is not known
-    two = 'Write `pad(text, width)`. "ab" becomes "ab  ". An empty string returns "".'
-    assert statement_checks(two, entry_point_of(two)) == []
-
-
-def test_gives_and_yields_read_as_becomes() -> None:
-    prose = (
-        'Write `parse_flag(text)`: "on" and "1" give True, "off" gives False, '
-        'so " Yes " gives True; [3, 1] yields "1-3". The word given is kept.'
-    )
-    assert [c.label() for c in statement_checks(prose, entry_point_of(prose))] == [
-        'parse_flag("1") == True',
-        'parse_flag("off") == False',
-        'parse_flag(" Yes ") == True',
-        'parse_flag([3, 1]) == "1-3"',
-    ]
-
-
-def test_the_gate_needs_a_parse_and_the_entry_point() -> None:
-    assert gate("def add(a, b):\n    return a + b\n", ADD) == ""
-    assert gate("def add(a, b) return", ADD).startswith("syntax error")
-    assert "no top-level function add" in gate("def plus(a, b):\n    return a\n", ADD)
-    assert "takes ('a',)" in gate("def add(a):\n    return a\n", ADD)
-
-
-def test_checks_run_in_the_sandbox_one_verdict_each() -> None:
-    checks = [
-        Check("add(2, 3)", "5", "statement"),
-        Check("add(1, 1)", "3", "writer"),
-        Check("add('a', 1)", "None", "writer", raises="TypeError"),
-    ]
-    run = run_checks("def add(a, b):\n    return a + b\n", checks, ADD)
-    assert run.gate == "" and run.passed == (True, False, True)
-    assert run.verdicts[1].got == "2"
-    # a caller that gated the code already passes the gate's answer: no second parse
-    assert run_checks("def add(a, b):\n    return a + b\n", checks, ADD, gated="no") == (
-        CandidateRun(gate="no")
-    )
-    again = run_checks("def add(a, b):\n    return a + b\n", checks, ADD, gated="")
-    assert again.passed == run.passed
+from tools.check_runner import CandidateRun, Check, Verdict
 
 
 def _run(*oks: bool) -> CandidateRun:
@@ -296,14 +200,6 @@ def test_probes_break_a_tie_the_checks_leave() -> None:
     assert agreement([CandidateRun("syntax error"), *runs[1:]], observed)[0] == 0
 
 
-def test_evidence_from_bandit_and_large_inputs() -> None:
-    found = bandit_scan("def add(a, b):\n    return eval(str(a) + '+' + str(b))\n")
-    assert any(e.blocking and "B307" in e.text for e in found)
-    assert bandit_scan("def add(a, b):\n    return a + b\n") == []
-    assert large_call("f('ab', [1, 2], 3)") == "f('ab' * 1500, [1, 2] * 1500, 3)"
-    assert large_call("f(3)") is None
-
-
 def test_a_rounds_greedy_answers_are_one_voter_not_two() -> None:
     # reverse_words, as seen twice: both greedy answers (plain and coder prompt) wrote the
     # same wrong code (words kept in order), two samples reversed them; every candidate
@@ -362,17 +258,3 @@ def test_a_crash_on_a_writers_call_is_feedback_whatever_its_expected_value() -> 
     assert supported_failures(1, checks, runs) == []  # nothing supports either expected value
     [line] = failure_lines([0], checks, runs, 0)
     assert "no such table: order_lines" in line and "100" not in line.split("raised")[1]
-
-
-def test_a_database_only_function_is_checked_on_the_real_database() -> None:
-    from agents.examples import project_checks
-
-    entry = EntryPoint("best_selling_title", "function", ("db_path",))
-    [check] = project_checks(entry, "/data/shop.db")
-    assert check.call == "best_selling_title('shop.db') is not None" and check.source == "project"
-    assert project_checks(entry, None) == []
-    assert project_checks(EntryPoint("units", "function", ("db_path", "sku")), "shop.db") == []
-    assert project_checks(EntryPoint("title", "function", ("book_id",)), "shop.db") == []
-    # trusted as the statement's examples are: required, and its failure is feedback
-    crashed = CandidateRun(gate="", verdicts=(Verdict(False, error="OperationalError: x"),))
-    assert required([check], [crashed]) == [0] and supported_failures(0, [check], [crashed]) == [0]

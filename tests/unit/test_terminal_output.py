@@ -1,7 +1,9 @@
 """What ``edgeswarm run`` prints: a quiet terminal, JSON lines off one, every event in a file.
 
 The runs here are real subprocesses against the fake model server: on a pseudo-terminal
-(``isatty()`` true, as for a user) and through pipes (as in CI).
+(``isatty()`` true, as for a user) and through pipes (as in CI). The progress printer alone
+(app.runner.ProgressPrinter: what each stream event and node update prints) is tested in
+test_runner.py.
 """
 
 from __future__ import annotations
@@ -11,17 +13,13 @@ import os
 import re
 import subprocess
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from app.runner import ProgressPrinter
-from graphs.state import Candidate
 from tests.fakes import FakeOpenAI
 from tests.support import ROOT
 from tests.support.cli import edgeswarm, run_on_a_terminal
 from tests.support.scripts import GOOD_CODE, audits, brief, code, suite, summary
-from tools.check_runner import Verdict
 
 BARE = re.compile(r"^\[\w+\]\s*$")
 """A progress line that says nothing, such as a bare ``[coder]``."""
@@ -150,89 +148,3 @@ def test_log_format_json_sends_json_lines_to_a_terminal(
     logs = [json.loads(line) for line in run.lines if line.startswith("{")]
     assert {"node_done", "sandbox.run"} <= {e["event"] for e in logs}
     assert all(e["level"] in ("info", "warning", "error") for e in logs)
-
-
-# The printer alone: what each stream event and node update prints.
-
-
-def printed(capsys: pytest.CaptureFixture[str]) -> list[str]:
-    return capsys.readouterr().err.splitlines()
-
-
-def test_unknown_and_liveness_events_print_nothing(capsys: pytest.CaptureFixture[str]) -> None:
-    printer = ProgressPrinter()
-    printer.call({"event": "call_progress", "node": "coder", "tokens": 12, "seconds": 3.0})
-    printer.call({"event": "something_new", "node": "coder"})
-    printer.call({"node": "coder"})
-    printer.call("not a mapping")
-    printer.call({"event": "model", "node": "coder", "model": "m", "phase": "ready", "seconds": 2})
-    for node in ("setup", "researcher", "summarize_brief", "coder", "test_writer", "finish"):
-        printer.node(node, {})
-    printer.node("security_auditor", {"audits": {}})
-    assert printed(capsys) == []
-
-
-def test_call_and_wait_lines(capsys: pytest.CaptureFixture[str]) -> None:
-    printer = ProgressPrinter()
-    call: dict[str, Any] = {
-        "event": "call",
-        "node": "coder",
-        "model": "m",
-        "prompt_tokens": 120,
-        "completion_tokens": 40,
-        "seconds": 2.345,
-        "swap_wait_s": 0.0,
-    }
-    printer.call(call)
-    printer.call({**call, "swap_wait_s": 3.2, "attempts": 2, "ok": False})
-    printer.call({"event": "model", "node": "coder", "model": "m", "phase": "waiting"})
-    printer.call({"event": "endpoint", "node": "researcher", "phase": "waiting"})
-    assert printed(capsys) == [
-        "[coder] m: 120+40 tokens, 2.3 s",
-        "[coder] m: 120+40 tokens, 2.3 s, swap wait 3.2 s, 2 attempts, no usable answer",
-        "[coder] waiting for model m (loading or swapping in)",
-        "[researcher] waiting for the endpoint (the embedded gateway starting)",
-    ]
-
-
-def candidate(revision: int, *oks: bool, gate: str = "", id: str = "") -> Candidate:
-    verdicts = [Verdict(ok=ok) for ok in oks]
-    return Candidate(
-        code="", revision=revision, greedy=False, seed=0, gate=gate, verdicts=verdicts, id=id
-    )
-
-
-def test_decision_lines(capsys: pytest.CaptureFixture[str]) -> None:
-    printer = ProgressPrinter()
-    first = [
-        candidate(0, True, False, id="c0"),
-        candidate(0, True, True, id="c1"),
-        candidate(0, gate="SyntaxError", id="c2"),
-    ]
-    printer.node(
-        "run_tests", {"scored": first, "checks": [1, 2], "best": "c1", "decision": "revise"}
-    )
-    second = [*first, candidate(1, True, False, id="c3"), candidate(1, False, False, id="c4")]
-    printer.node("run_tests", {"scored": second, "checks": [1, 2], "best": "c3", "decision": "x"})
-    printer.node("security_auditor", {"audits": {"security": audit_report("approve", 0)}})
-    printer.node("performance_auditor", {"audits": {"performance": audit_report("revise", 2)}})
-    printer.node("decide", {"decision": "revise"})
-    printer.node("security_auditor", {"audits": {"security": audit_report("approve", 0)}})
-    printer.node("performance_auditor", {"audits": {"performance": audit_report("approve", 0)}})
-    printer.node("decide", {"decision": "finish"})
-    printer.node("coder", {"status": "failed", "error": "coder: the model timed out\nafter 60 s"})
-    assert printed(capsys) == [
-        "[coder] 3 candidates, 1 passes the 2 checks; revising",
-        "[coder] 2 candidates, none passes all 2 checks (the best passes 1)",
-        "[auditors] performance asks for changes (2 findings), security approves; "
-        "revising for the tools' blocking evidence",
-        "[auditors] approved",
-        "[coder] failed: the model timed out after 60 s",
-    ]
-
-
-def audit_report(verdict: str, findings: int) -> Any:
-    from agents.schemas import AuditReport, Finding
-
-    finding = Finding.model_construct(title="t", detail="d", severity="low")
-    return AuditReport.model_construct(verdict=verdict, findings=[finding] * findings)

@@ -18,11 +18,8 @@ import httpx
 import pytest
 import yaml
 
-from runtime.gateway.backends import BackendContext, Launch, ProcessBackend, build_backend
-from runtime.gateway.config import VLLMModelConfig, parse_config
 from runtime.gateway.errors import ModelUnavailableError
 from runtime.gateway.policies import ModelState
-from runtime.settings import Device
 from tests.support.gateway import MB, Live, fake_model, live_gateway, write_config
 
 
@@ -145,30 +142,6 @@ async def test_servers_do_not_inherit_the_gateway_token(
         env = _environ(pid)
     assert "MY_GATEWAY_TOKEN" not in env and "EDGESWARM_GATEWAY_TOKEN" not in env
     assert env.get("PATH") == os.environ["PATH"]  # the rest is inherited
-
-
-def test_each_vllm_server_gets_its_own_secret_out_of_its_command_line(tmp_path: Path) -> None:
-    """Finding 7: a backend's loopback port answered anyone without a token; vLLM now checks
-    a fresh secret (``VLLM_API_KEY``) on its ``/v1`` routes, and the gateway sends it."""
-    (tmp_path / "m").mkdir()
-    (tmp_path / "m" / "config.json").write_text("{}")
-    model = {"name": "m", "backend": "vllm", "model": str(tmp_path / "m"), "footprint": "1GiB"}
-    entry = parse_config({"models": [model]}, origin="test", device=Device.CPU).models[0]
-    assert isinstance(entry, VLLMModelConfig)
-    ctx = BackendContext(device=Device.CPU, models_dir=tmp_path, log_dir=tmp_path)
-
-    def launch(config: VLLMModelConfig) -> Launch:
-        backend = build_backend(config, ctx)
-        assert isinstance(backend, ProcessBackend)
-        return backend._launch()  # built, not started
-
-    first, second = launch(entry), launch(entry)
-    assert first.api_key and second.api_key and first.api_key != second.api_key
-    assert first.process.env["VLLM_API_KEY"] == first.api_key
-    assert first.api_key not in " ".join(first.process.command)
-    # the user's own key wins, and is the one sent
-    mine = launch(entry.model_copy(update={"extra_args": ["--api-key", "users-own-key"]}))
-    assert mine.api_key == "users-own-key" and "VLLM_API_KEY" not in mine.process.env
 
 
 async def test_a_stopped_server_is_failed_killed_and_swapped_out(tmp_path: Path, tag: str) -> None:

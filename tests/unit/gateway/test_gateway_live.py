@@ -24,7 +24,7 @@ import pytest
 import structlog
 
 from runtime.gateway.policies import DeviceView, GroupedPolicy, ModelState, ModelView
-from runtime.gateway.service import GatewayService, _unseeded_if_sampled, usage_of
+from runtime.gateway.service import GatewayService
 from tests.fakes import fake_command
 from tests.prometheus import sample, samples
 from tests.support import ROOT
@@ -554,34 +554,3 @@ async def test_every_metric_the_grafana_dashboard_plots_is_on_the_page(
         text = (await live.http.get(f"{live.url}/metrics")).text
     on_page = {name for name, _ in samples(text)}  # parsed by prometheus_client itself
     assert plotted and plotted <= on_page, plotted - on_page
-
-
-@pytest.mark.parametrize(
-    ("sent", "kept_seed"),
-    [
-        ({"temperature": 0, "seed": 1}, True),  # greedy: no generator, nothing to crash
-        ({"temperature": 0.0, "seed": 1}, True),
-        ({"temperature": 0.7, "seed": 1}, False),
-        ({"seed": 1}, False),  # no temperature: the server's default samples
-        ({"temperature": None, "seed": 1}, False),
-        ({"temperature": 0.7}, True),  # no seed to drop
-    ],
-)
-def test_a_sampled_request_to_a_cpu_server_loses_its_seed(
-    sent: dict[str, Any], kept_seed: bool
-) -> None:
-    body = {"model": "m", "messages": [], **sent}
-    out = json.loads(_unseeded_if_sampled(json.dumps(body).encode()))
-    assert out == (body if kept_seed else {k: v for k, v in body.items() if k != "seed"})
-    assert _unseeded_if_sampled(b"not json") == b"not json"  # the server says what is wrong
-
-
-def test_the_usage_of_an_answer_is_read_from_its_bytes() -> None:
-    whole = json.dumps(
-        {
-            "choices": [{"message": {"content": 'say "prompt_tokens": 99'}}],
-            "usage": {"prompt_tokens": 12, "total_tokens": 19, "completion_tokens": 7},
-        }
-    ).encode()
-    assert usage_of(whole) == (12, 7)  # the escaped quote in the text opens no key
-    assert usage_of(b'data: {"choices": [{"delta": {}}]}\n\ndata: [DONE]\n\n') is None

@@ -6,29 +6,14 @@ Every page is read with ``prometheus_client``'s own parser, as Prometheus would 
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable, Coroutine
 from pathlib import Path
-from types import SimpleNamespace
-from typing import cast
 
-import httpx
-import pytest
 from prometheus_client.metrics_core import Metric
 from prometheus_client.parser import text_string_to_metric_families
 
-from runtime.gateway import server
-from runtime.gateway.errors import (
-    DeadlineExceededError,
-    GatewayError,
-    ModelUnavailableError,
-    UnknownModelError,
-    UpstreamError,
-)
 from runtime.gateway.metrics import PREFIX, SCRAPED_HELP, GatewayMetrics, Gauges
 from runtime.gateway.policies import ModelState
-from runtime.gateway.server import NotManagedError, backend_metrics
-from runtime.gateway.service import GatewayService
+from tests.prometheus import sample
 from tests.support.gateway import (
     MB,
     TOKEN,
@@ -41,11 +26,7 @@ from tests.support.gateway import (
 )
 
 BEARER = {"Authorization": f"Bearer {TOKEN}"}
-VLLM_PAGE = (
-    "# HELP vllm:num_requests_running Number of requests in model execution batches.\n"
-    "# TYPE vllm:num_requests_running gauge\n"
-    'vllm:num_requests_running{model_name="a"} 3.0\n'
-)
+GiB = 2**30
 
 
 def families(text: str) -> dict[str, Metric]:
@@ -56,9 +37,9 @@ def families(text: str) -> dict[str, Metric]:
 def value(page: dict[str, Metric], sample_name: str, **labels: str) -> float | None:
     """The value of the sample ``sample_name`` with exactly ``labels`` (None: no such sample)."""
     for family in page.values():
-        for sample in family.samples:
-            if sample.name == sample_name and sample.labels == labels:
-                return float(sample.value)
+        for found in family.samples:
+            if found.name == sample_name and found.labels == labels:
+                return float(found.value)
     return None
 
 
@@ -72,6 +53,48 @@ def assert_real_help(family: Metric) -> None:
 
 
 # -- GatewayMetrics alone ------------------------------------------------------------------
+
+
+def test_metrics_render_as_prometheus_text() -> None:
+    metrics = GatewayMetrics()
+    metrics.swap("a", "load", 1.5)
+    metrics.swap("a", "load", 0.5)
+    metrics.swap("a", "stop", 0.25)
+    metrics.request("a", "ok", 0.3)
+    metrics.request("a", "deadline_exceeded", 30)
+    metrics.admitted("a", "queued", 2.0)
+    metrics.admitted("a", "rejected")
+    metrics.first_token("a", 0.2)
+    text = metrics.render({"budget_bytes": [({}, float(7 * GiB))], "x": [({"model": 'q"'}, 1.0)]})
+    assert sample(text, "edgeswarm_gateway_swaps_total", model="a", kind="load") == 2
+    assert sample(text, "edgeswarm_gateway_swap_duration_seconds_sum", model="a", kind="load") == 2
+    assert sample(text, "edgeswarm_gateway_requests_total", model="a", outcome="ok") == 1
+    assert sample(text, "edgeswarm_gateway_budget_bytes") == 7 * GiB
+    assert sample(text, "edgeswarm_gateway_x", model='q"') == 1
+    # distributions: request latency, queue wait, swap duration per kind, first token
+    latency = "edgeswarm_gateway_request_duration_seconds"
+    assert sample(text, f"{latency}_count", model="a", outcome="ok") == 1
+    assert sample(text, f"{latency}_sum", model="a", outcome="ok") == 0.3
+    assert sample(text, f"{latency}_sum", model="a", outcome="deadline_exceeded") == 30
+    assert sample(text, "edgeswarm_gateway_queue_wait_seconds_sum", model="a") == 2.0
+    wait = "edgeswarm_gateway_queue_wait_seconds_bucket"
+    assert sample(text, wait, model="a", le="1.0") == 0
+    assert sample(text, wait, model="a", le="2.5") == 1
+    swap = "edgeswarm_gateway_swap_duration_seconds_count"
+    assert sample(text, swap, model="a", kind="load") == 2
+    assert sample(text, swap, model="a", kind="stop") == 1
+    assert sample(text, "edgeswarm_gateway_time_to_first_token_seconds_count", model="a") == 1
+    assert sample(text, "edgeswarm_gateway_admissions_total", model="a", path="rejected") == 1
+    deadlines = sample(
+        text, "edgeswarm_gateway_requests_total", model="a", outcome="deadline_exceeded"
+    )
+    assert deadlines == 1
+    for gone in ("swap_seconds", "rejected", "deadlines"):  # duplicates of the series above
+        assert f"edgeswarm_gateway_{gone}_total" not in text
+    assert "_created" not in text  # clutter: a creation time beside every series
+    # the gauges are the scrape's own: a later render without them has none
+    assert sample(metrics.render({}), "edgeswarm_gateway_budget_bytes") is None
+    assert metrics.swap_count() == 2
 
 
 def test_token_counters_count_what_count_tokens_is_given_once() -> None:
@@ -134,95 +157,6 @@ def test_a_scraped_total_is_a_counter_with_its_help() -> None:
     for name in ("budget_violations", "budget_bytes", "model_state"):
         assert_real_help(page[f"{PREFIX}{name}"])
         assert page[f"{PREFIX}{name}"].documentation in SCRAPED_HELP.values()
-
-
-# -- backend_metrics over a stub service ---------------------------------------------------
-
-Handler = Callable[[httpx.Request], Coroutine[None, None, httpx.Response]]
-
-
-def stub_service(
-    handler: Handler,
-    *,
-    state: ModelState = ModelState.READY,
-    managed: bool = True,
-    api_key: str | None = "server-secret",
-) -> GatewayService:
-    """Just what :func:`backend_metrics` reads of a service: one model ``a`` and a client."""
-    backend = SimpleNamespace(api_base="http://backend.invalid:9/v1", api_key=api_key)
-    slot = SimpleNamespace(managed=managed, state=state, backend=backend)
-
-    def find(name: str) -> SimpleNamespace:
-        if name != "a":
-            raise UnknownModelError(f"model {name!r} is not served here; known: a")
-        return slot
-
-    client = httpx.AsyncClient(transport=httpx.MockTransport(handler))
-    return cast(
-        GatewayService, SimpleNamespace(scheduler=SimpleNamespace(slot=find), client=client)
-    )
-
-
-async def test_the_relay_reads_the_server_root_with_its_key() -> None:
-    seen: list[httpx.Request] = []
-
-    async def handler(request: httpx.Request) -> httpx.Response:
-        seen.append(request)
-        kind = "text/plain; version=0.0.4; charset=utf-8"
-        return httpx.Response(200, text=VLLM_PAGE, headers={"Content-Type": kind})
-
-    body, kind = await backend_metrics(stub_service(handler), "a")
-    assert body.decode() == VLLM_PAGE and kind.startswith("text/plain; version=0.0.4")
-    assert str(seen[0].url) == "http://backend.invalid:9/metrics"  # the root, not /v1
-    assert seen[0].headers["authorization"] == "Bearer server-secret"
-    await backend_metrics(stub_service(handler, api_key=None, state=ModelState.SLEEPING), "a")
-    assert "authorization" not in seen[1].headers  # asleep, vLLM still serves /metrics
-
-
-@pytest.mark.parametrize(
-    "state", [ModelState.STOPPED, ModelState.STARTING, ModelState.STOPPING, ModelState.FAILED]
-)
-async def test_a_model_not_running_is_not_started_for_a_scrape(state: ModelState) -> None:
-    async def handler(request: httpx.Request) -> httpx.Response:
-        raise AssertionError(f"the server was called: {request.url}")
-
-    with pytest.raises(ModelUnavailableError, match=f"is {state}.*does not start it") as err:
-        await backend_metrics(stub_service(handler, state=state), "a")
-    assert err.value.status == 503
-
-
-async def test_unknown_remote_failing_slow_and_huge_backends_are_errors(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    async def fine(_: httpx.Request) -> httpx.Response:
-        return httpx.Response(200, text=VLLM_PAGE)
-
-    async def broken(_: httpx.Request) -> httpx.Response:
-        return httpx.Response(500, text="engine dead")
-
-    async def slow(_: httpx.Request) -> httpx.Response:
-        await asyncio.sleep(5)
-        return httpx.Response(200, text=VLLM_PAGE)
-
-    async def refused(request: httpx.Request) -> httpx.Response:
-        raise httpx.ConnectError("connection refused", request=request)
-
-    cases: list[tuple[GatewayService, str, type[GatewayError], int, str]] = [
-        (stub_service(fine), "nope", UnknownModelError, 404, "not served here"),
-        (stub_service(fine, managed=False), "a", NotManagedError, 404, "remote backend"),
-        (stub_service(broken), "a", UpstreamError, 502, "answered 500"),
-        (stub_service(refused), "a", UpstreamError, 502, "ConnectError"),
-        (stub_service(slow), "a", DeadlineExceededError, 504, "within 0.2 s"),
-    ]
-    for service, name, error, status, message in cases:
-        started = asyncio.get_running_loop().time()
-        with pytest.raises(error, match=message) as raised:
-            await backend_metrics(service, name, timeout_s=0.2)
-        assert raised.value.status == status
-        assert asyncio.get_running_loop().time() - started < 2  # the timeout, not the server
-    monkeypatch.setattr(server, "UPSTREAM_METRICS_MAX_BYTES", 10)
-    with pytest.raises(UpstreamError, match="over 10 bytes"):
-        await backend_metrics(stub_service(fine), "a")
 
 
 # -- a live gateway in front of a fake vLLM -------------------------------------------------

@@ -14,7 +14,6 @@ import structlog
 
 from runtime.gateway.errors import QueueFullError, UnknownModelError
 from runtime.gateway.metrics import GatewayMetrics
-from runtime.gateway.proxy import StreamTally
 from runtime.gateway.requestlog import (
     CALLER_HEADER,
     NDJSON,
@@ -30,6 +29,7 @@ from tests.support.gateway import (
     with_token_file,
     write_config,
 )
+from tests.unit.gateway.sse_events import DONE, piece, sse
 
 FIELDS = {
     "seq",
@@ -65,16 +65,7 @@ class Clock:
         return self.now
 
 
-def sse(payload: dict[str, Any]) -> bytes:
-    return f"data: {json.dumps(payload)}\n\n".encode()
-
-
-def piece(text: str) -> bytes:
-    return sse({"choices": [{"index": 0, "delta": {"content": text}, "finish_reason": None}]})
-
-
 USAGE = sse({"choices": [], "usage": {"prompt_tokens": 7, "completion_tokens": 12}})
-DONE = b"data: [DONE]\n\n"
 
 
 def lines(text: str) -> list[dict[str, Any]]:
@@ -234,14 +225,6 @@ def test_the_recent_tokens_per_second_of_each_model() -> None:
     log.trace("chat", "c", clock=clock).finish(404, "model_not_found")
     assert log.speeds() == {"a": 20.0, "b": 2.0}  # (10 + 30) tokens over 2 s
     assert log.speeds(window=1) == {"a": 30.0, "b": 2.0}
-
-
-def test_a_long_event_is_not_held_whole() -> None:
-    tally = StreamTally()
-    tally.feed(b"data: " + b"x" * (2 << 20))  # no blank line: read as it grows past the cap
-    tally.feed(piece("a") + DONE)
-    tally.close()
-    assert tally.content_events == 1 and tally.usage is None
 
 
 def test_a_client_can_name_itself_and_long_names_are_cut() -> None:

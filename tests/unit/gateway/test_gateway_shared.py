@@ -250,24 +250,6 @@ def test_a_sigkilled_last_user_leaves_nothing_running_whatever_dead_leases_remai
     assert_all_stopped(settings, holder.pid, tag)
 
 
-def test_a_lease_counts_while_its_file_and_process_live(tmp_path: Path) -> None:
-    leases = tmp_path / "embedded-1-2.leases"
-    with pytest.raises(FileNotFoundError):
-        take_lease(leases)  # a stopped gateway's directory is gone: no lease on it
-    leases.mkdir()
-    mine, other = take_lease(leases), take_lease(leases)
-    (leases / "junk").write_text("not a lease")
-    assert live_leases(leases) == sorted([mine.path, other.path])
-    assert live_leases(leases, besides=mine) == [other.path]
-    holder = LockHolder(os.getpid(), "http://127.0.0.1:9", str(tmp_path / "embedded-1-2.yaml"))
-    assert dying_reason(holder) is None
-    mine.release()
-    other.release()
-    other.release()  # twice is fine
-    assert live_leases(leases) == []
-    assert dying_reason(holder) == "every run that used it has ended or exited, so it is stopping"
-
-
 def test_a_run_waits_for_the_start_lock_a_bounded_time_and_says_who_holds_it(
     settings: Settings, tag: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
