@@ -109,10 +109,18 @@ def test_a_run_killed_with_sigkill_resumes_at_once_and_leaves_nothing_running(
             time.sleep(0.2)
         # The progress line is printed as the researcher's model call ends, a moment before
         # its node returns and the checkpoint keeps its writes: wait for the runs table to
-        # record the node (at most a few seconds; a killed make test once lost that race).
-        settle = time.monotonic() + 10
-        while last_node(tmp_path) != "researcher" and time.monotonic() < settle:
-            time.sleep(0.1)
+        # record the node (a killed make test once lost that race). Beside the coder (the
+        # task names its function) a later node may be recorded first: after a second, any
+        # node past setup will do. Waiting longer let the run reach its end, leaving the
+        # resume nothing to start (a make test lost that way too).
+        start = time.monotonic()
+        while time.monotonic() < start + 10:
+            node = last_node(tmp_path)
+            if node == "researcher" or (
+                node not in (None, "setup") and time.monotonic() > start + 1
+            ):
+                break
+            time.sleep(0.05)
         seen |= descendants(proc.pid)
         proc.kill()  # the CLI alone, as the kernel would: its children are not signalled
         proc.wait(timeout=30)
