@@ -498,7 +498,8 @@ def _drive(record: RunRecord, settings: Settings, *, out: str | None, as_json: b
         with contextlib.suppress(Exception):  # never hide why the run stopped
             using(settings.runs_database(), lambda store: store.interrupted(record.thread_id))
         print(f"edgeswarm: to continue: edgeswarm resume {record.thread_id}", file=sys.stderr)
-        if isinstance(err, ValueError) and not isinstance(err, _USAGE):
+        usage = tuple(kind for kind, code in _ERRORS if code == EXIT_USAGE)
+        if isinstance(err, ValueError) and not isinstance(err, usage):
             # Raised by the run itself (the run is recorded): a failure, not bad input.
             raise RunStoppedError(f"the run stopped: {err}") from err
         raise
@@ -507,10 +508,6 @@ def _drive(record: RunRecord, settings: Settings, *, out: str | None, as_json: b
 
 class RunStoppedError(RuntimeError):
     """A recorded run stopped on an error of its own (exit 1; ``resume`` continues it)."""
-
-
-_USAGE = (UsageError, SettingsError, CatalogError, ConfigError)
-"""The errors that mean bad input or settings (exit 2)."""
 
 
 def _show(output: dict[str, Any], *, out: str | None, as_json: bool) -> int:

@@ -444,7 +444,7 @@ async def plain_arm(
         messages = [HumanMessage(f"{listing}\n\n{messages[0].content}")]
     model = context.model_for("coder")
     async with model_client(context, "eval/plain") as client:
-        llm = client.chat(model, context.tokens_for("coder") or CODE_TOKENS, seed=context.seed)
+        llm = client.chat(model, context.tokens_for("coder") or CODE_TOKENS)
         sink = StreamSink()
         try:
             await client.lease(model)

@@ -206,33 +206,25 @@ def _collected(
             if code is None:
                 errors.append(f"candidate (seed {seed}) cut ({_CUT_WHY[why]}), no whole block")
                 continue
-            made.append(
-                Candidate(
-                    code=_repaired(code, state, messages[prompt]),
-                    revision=state.revision,
-                    greedy=temp == 0.0,
-                    seed=seed,
-                    prompt=prompt,
-                    id=f"c{len(state.candidates) + len(made)}",
-                )
-            )
         elif isinstance(answer, NodeFailedError):
             metrics.append(answer.metrics)
             errors.append(str(answer))
+            continue
         elif isinstance(answer, BaseException):
             raise answer
-        elif isinstance(answer, Answer):
-            made.append(
-                Candidate(
-                    code=_repaired(answer.value.code, state, messages[prompt]),
-                    revision=state.revision,
-                    greedy=temp == 0.0,
-                    seed=seed,
-                    prompt=prompt,
-                    id=f"c{len(state.candidates) + len(made)}",
-                )
-            )
+        else:
+            code = answer.value.code
             metrics.append(answer.metrics)
+        made.append(
+            Candidate(
+                code=_repaired(code, state, messages[prompt]),
+                revision=state.revision,
+                greedy=temp == 0.0,
+                seed=seed,
+                prompt=prompt,
+                id=f"c{len(state.candidates) + len(made)}",
+            )
+        )
     return made, metrics, errors
 
 

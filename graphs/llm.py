@@ -217,8 +217,6 @@ async def ask(
             return client.chat(model, max_tokens, temperature, seed)
 
         async def lease(model: str) -> float:
-            if not client.lease_models:
-                return 0.0
             leasing = client.lease(model)
             return await announced(leasing, {"event": "model", "node": node, "model": model})
 

@@ -27,7 +27,7 @@ from bench.harness import PortFor, Workspace, gateway_in_front
 from bench.load import median
 from bench.parts import SMALL
 from bench.swarm_parts.common import SwarmRun, one_model_context, one_run
-from graphs.roles import ROLES
+from graphs.llm import GRAMMARS
 from runtime.process import ManagedProcess
 from tests.fakes import FakeOpenAI, fake_command
 
@@ -226,7 +226,7 @@ def _node_of(body: dict[str, Any]) -> str:
     if schema == writer_agent.TestSuite.__name__:
         return "test_writer"  # under the researcher's role
     # any other schema: the role that asks for it (ResearchBrief: researcher; a new role's)
-    roles = {s.__name__: spec.name for spec in ROLES for s in spec.schemas if s is not None}
+    roles = {s.__name__: role for role, s in GRAMMARS if s is not None}
     return roles.get(schema, schema)
 
 
