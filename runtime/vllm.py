@@ -86,6 +86,9 @@ agents' schemas.
 
 GPU_MEMORY_FLAG = "--gpu-memory-utilization"
 
+MIN_BATCHED_TOKENS = 2048
+"""A CPU server's smallest step budget with whole prefills: vLLM's CPU default."""
+
 BLOCK_SIZE_FLAG = "--block-size"
 CPU_BLOCK_SIZE = 32
 """The KV-cache block on CPU, in tokens, unless ``extra_args`` set :data:`BLOCK_SIZE_FLAG`.
@@ -94,6 +97,26 @@ vLLM's CPU build defaults to 128-token blocks, and its prefix cache reuses whole
 the agents' prompts are 100-700 tokens, so most of a shared prefix (a system prompt, the task
 that several candidates are written from) fell in a block that was never full and was prefilled
 again. 32 is the smallest size the CPU attention kernels run at full speed (a multiple of 32).
+"""
+
+
+CHUNKED_PREFILL_FLAG = "--enable-chunked-prefill"
+NO_CHUNKED_PREFILL_FLAG = "--no-enable-chunked-prefill"
+BATCHED_TOKENS_FLAG = "--max-num-batched-tokens"
+"""On CPU a server prefills each prompt whole (chunked prefill off, a step's token budget of at
+least the context length), unless ``extra_args`` set one of these flags.
+
+vLLM's CPU build (0.32) kills its engine when a seeded sampled request is in a step that
+discards its token, which only a chunked prefill's partial step does: its model runner rewinds
+the request's generator offset, which a CPU ``torch.Generator`` does not have ("CPU Generator
+does not use offset"), and every request in flight gets a 500. Measured on 2 cores,
+Qwen2.5-Coder-0.5B, bf16, 2026-12-06 (``python -m bench.seeded_sampling``): 12 seeded sampled
+requests of up to 2,600 prompt tokens arriving over 6 s killed a server with vLLM's CPU
+chunking (2,048 tokens a step) in the first round (0 of 36 answered); with chunked prefill off
+and 8,192 tokens a step, 36 of 36 answered, 17.5-21.2 s a round. So the candidates keep their
+seeds (:attr:`VLLMSpec.seeds_sampling`). Reproducible only in part: a round whose requests
+arrived in another order gave 5 and 6 of 12 answers identical to the first's (the batch's
+floating-point order differs; vLLM's batch invariance is GPU-only).
 """
 
 
@@ -174,6 +197,25 @@ class VLLMSpec:
         """
         return choose_dtype(self.device, self.extra_args, self.cpu_flags)
 
+    @property
+    def _whole_prefills_added(self) -> bool:
+        """CPU, and ``extra_args`` leave prefill chunking to us (:data:`CHUNKED_PREFILL_FLAG`)."""
+        flags = (CHUNKED_PREFILL_FLAG, NO_CHUNKED_PREFILL_FLAG, BATCHED_TOKENS_FLAG)
+        return self.device is Device.CPU and not any(sets_flag(f, self.extra_args) for f in flags)
+
+    @property
+    def seeds_sampling(self) -> bool:
+        """Whether a sampled request may keep its seed: not on CPU with chunked prefill on.
+
+        See :data:`CHUNKED_PREFILL_FLAG`; a user's ``--enable-chunked-prefill`` or own step
+        budget keeps vLLM's chunking, and then a sampled request's seed must be dropped.
+        """
+        if self.device is not Device.CPU or self._whole_prefills_added:
+            return True
+        return sets_flag(NO_CHUNKED_PREFILL_FLAG, self.extra_args) and not sets_flag(
+            CHUNKED_PREFILL_FLAG, self.extra_args
+        )
+
     def command(self, port: int) -> list[str]:
         """The server's argument vector on ``port``."""
         cmd = [sys.executable, "-m", "vllm.entrypoints.openai.api_server"]
@@ -185,6 +227,9 @@ class VLLMSpec:
             if not sets_flag(BLOCK_SIZE_FLAG, self.extra_args):
                 cmd += [BLOCK_SIZE_FLAG, str(CPU_BLOCK_SIZE)]
             cmd += self.dtype.added_args
+            if self._whole_prefills_added:
+                budget = max(self.max_model_len, MIN_BATCHED_TOKENS)
+                cmd += [NO_CHUNKED_PREFILL_FLAG, BATCHED_TOKENS_FLAG, str(budget)]
         if self.sleep_mode:
             cmd.append("--enable-sleep-mode")
         if self.compact_json and not sets_flag(STRUCTURED_OUTPUTS_FLAG, self.extra_args):

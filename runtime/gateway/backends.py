@@ -77,8 +77,18 @@ class ProcessBackend:
 
     managed = True
 
-    def __init__(self, name: str, launch: LaunchFactory, *, sleep_mode: bool = False) -> None:
+    def __init__(
+        self,
+        name: str,
+        launch: LaunchFactory,
+        *,
+        sleep_mode: bool = False,
+        seeds_sampling: bool = True,
+    ) -> None:
         self.name = name
+        self.seeds_sampling = seeds_sampling
+        """Whether the server takes a sampled request's seed; else the gateway drops it
+        (:data:`runtime.vllm.CHUNKED_PREFILL_FLAG`)."""
         self.kind = "sleep" if sleep_mode else "process"
         self.sleep_mode = sleep_mode
         self.upstream_model = name
@@ -201,6 +211,8 @@ class RemoteBackend:
     managed = False
     kind = "remote"
     pid = None
+    seeds_sampling = True
+    """A remote server's own business: its seeds go to it as sent."""
 
     def __init__(self, config: RemoteModelConfig) -> None:
         self.name = config.name
@@ -239,7 +251,7 @@ def resolve_model_dir(entry: VLLMModelConfig, models_dir: Path) -> Path:
     return given if given.is_absolute() or "/" in entry.model else models_dir / entry.model
 
 
-def _vllm_launch(entry: VLLMModelConfig, ctx: BackendContext) -> LaunchFactory:
+def _vllm_spec(entry: VLLMModelConfig, ctx: BackendContext) -> VLLMSpec:
     env = dict(entry.env)
     share = None
     if ctx.device is Device.CUDA:
@@ -253,7 +265,7 @@ def _vllm_launch(entry: VLLMModelConfig, ctx: BackendContext) -> LaunchFactory:
                 reason="NVML gave no GPU size: vLLM takes its default 0.9 of the GPU; set "
                 f"{GPU_MEMORY_FLAG} in the model's extra_args",
             )
-    spec = VLLMSpec(
+    return VLLMSpec(
         model_dir=resolve_model_dir(entry, ctx.models_dir),
         served_name=entry.name,
         device=ctx.device,
@@ -267,6 +279,9 @@ def _vllm_launch(entry: VLLMModelConfig, ctx: BackendContext) -> LaunchFactory:
         gpu_memory_utilization=share,
         private_env=ctx.private_env,
     )
+
+
+def _vllm_launch(entry: VLLMModelConfig, spec: VLLMSpec, ctx: BackendContext) -> LaunchFactory:
     own_key = _flag_value(API_KEY_FLAG, entry.extra_args) or entry.env.get(API_KEY_ENV)
 
     def launch() -> Launch:
@@ -332,10 +347,20 @@ def build_backend(entry: ModelConfig, ctx: BackendContext) -> Backend:
                 f"model {entry.name}: {resolve_model_dir(entry, ctx.models_dir)} is not a model "
                 f"directory; run `edgeswarm models pull {entry.model}` or fix `model:`"
             )
+        spec = _vllm_spec(entry, ctx)
         return ProcessBackend(
-            entry.name, _vllm_launch(entry, ctx), sleep_mode=entry.swap == "sleep"
+            entry.name,
+            _vllm_launch(entry, spec, ctx),
+            sleep_mode=entry.swap == "sleep",
+            seeds_sampling=spec.seeds_sampling,
         )
-    return ProcessBackend(entry.name, _command_launch(entry, ctx), sleep_mode=entry.swap == "sleep")
+    # A command's server is unknown: on CPU it may be a vLLM that chunks its prefills.
+    return ProcessBackend(
+        entry.name,
+        _command_launch(entry, ctx),
+        sleep_mode=entry.swap == "sleep",
+        seeds_sampling=ctx.device is not Device.CPU,
+    )
 
 
 def build_backends(config: GatewayConfig, ctx: BackendContext) -> dict[str, Backend]:

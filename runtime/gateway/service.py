@@ -274,7 +274,7 @@ class GatewayService:
         backend = admission.slot.backend
         if backend.upstream_model != admission.slot.name:
             body = _renamed(body, backend.upstream_model)
-        if self.setup.device is Device.CPU and backend.managed:
+        if not backend.seeds_sampling:
             body = _unseeded_if_sampled(body)
         request = self.client.build_request(
             "POST",
@@ -402,13 +402,14 @@ def _renamed(body: bytes, model: str) -> bytes:
 def _unseeded_if_sampled(body: bytes) -> bytes:
     """The body without ``seed`` when it samples (temperature > 0); else as it came.
 
-    vLLM's CPU build (0.32) kills its engine when a seeded sampled request is in a step that
-    discards its token (a chunked prefill): its model runner rewinds the request's generator
-    offset, which a CPU ``torch.Generator`` does not have ("CPU Generator does not use
-    offset"), and every request in flight gets a 500. Seen in ``make eval`` (2026-12-03) with
-    16 requests at once; the same bug was fixed in a vLLM plugin (RBLN-SW/vllm-rbln#1025).
-    Such a request is then sampled without a seed: not reproducible, but answered. A seed
-    with greedy decoding makes no generator, so it stays.
+    For a backend that does not take seeds (:attr:`ProcessBackend.seeds_sampling`): vLLM's CPU
+    build (0.32) kills its engine when a seeded sampled request is in a step that discards its
+    token (a chunked prefill; :data:`runtime.vllm.CHUNKED_PREFILL_FLAG`), and every request in
+    flight gets a 500. Seen in ``make eval`` (2026-12-03) with 16 requests at once; the same bug
+    was fixed in a vLLM plugin (RBLN-SW/vllm-rbln#1025). The servers the gateway starts prefill
+    whole and keep seeds, unless their extra arguments chunk. A dropped seed's request is
+    sampled unseeded: not reproducible, but answered. A seed with greedy decoding makes no
+    generator, so it stays.
     """
     try:
         payload = json.loads(body)

@@ -42,6 +42,34 @@ def test_cpu_blocks_are_small_enough_to_cache_a_prompt_prefix(tmp_path: Path) ->
     assert "--block-size" not in own and own[-1] == "--block-size=128"
 
 
+def test_a_cpu_server_prefills_whole_so_sampled_requests_keep_their_seeds(tmp_path: Path) -> None:
+    """vLLM's CPU build kills its engine on a seeded sampled request in a chunked prefill's
+    partial step: a CPU server prefills whole unless the user chose its chunking."""
+
+    def spec(*extra: str, device: Device = Device.CPU, length: int = 4096) -> VLLMSpec:
+        return VLLMSpec(tmp_path, "m", device, max_model_len=length, extra_args=extra)
+
+    cmd = spec(length=8192).command(1)
+    assert "--no-enable-chunked-prefill" in cmd and "--enable-chunked-prefill" not in cmd
+    assert cmd[cmd.index("--max-num-batched-tokens") + 1] == "8192"  # a whole prompt a step
+    short = spec(length=1024).command(1)  # never below vLLM's own CPU step of 2048 tokens
+    assert short[short.index("--max-num-batched-tokens") + 1] == "2048"
+    assert spec().seeds_sampling and spec(length=1024).seeds_sampling
+    for own in (
+        ("--enable-chunked-prefill",),
+        ("--max-num-batched-tokens", "512"),
+        ("--max-num-batched-tokens=512",),
+    ):  # the user's chunking wins, and then a sampled seed is not safe
+        cmd = spec(*own).command(1)
+        assert "--no-enable-chunked-prefill" not in cmd and cmd[-len(own) :] == list(own)
+        assert not spec(*own).seeds_sampling
+    assert spec("--no-enable-chunked-prefill", "--max-num-batched-tokens", "9000").seeds_sampling
+    assert spec("--no-enable-chunked-prefill").command(1).count("--no-enable-chunked-prefill") == 1
+    cuda = spec(device=Device.CUDA)
+    assert "--no-enable-chunked-prefill" not in cuda.command(1) and cuda.seeds_sampling
+    assert spec("--enable-chunked-prefill", device=Device.CUDA).seeds_sampling
+
+
 def test_cuda_sleep_mode_command(tmp_path: Path) -> None:
     spec = VLLMSpec(model_dir=tmp_path, served_name="m", device=Device.CUDA, sleep_mode=True)
     cmd = spec.command(1)

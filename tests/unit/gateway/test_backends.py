@@ -100,6 +100,32 @@ def test_a_vllm_model_is_a_catalogue_name_or_a_directory(tmp_path: Path) -> None
     assert isinstance(backend, ProcessBackend) and backend.kind == "process"
 
 
+def test_a_backend_says_whether_its_server_takes_a_sampled_request_s_seed(tmp_path: Path) -> None:
+    """A vLLM server the gateway starts on CPU prefills whole and takes seeds; one whose extra
+    arguments chunk its prefills, or a command's unknown server on CPU, does not."""
+    (tmp_path / "m").mkdir()
+    (tmp_path / "m" / "config.json").write_text("{}")
+
+    def built(device: Device, **raw: Any) -> bool:
+        model = {"name": "m", **raw}
+        config = parse_config({"models": [model]}, origin="test", device=device).models[0]
+        backend = build_backend(config, BackendContext(device, tmp_path, tmp_path))
+        if isinstance(backend, ProcessBackend):
+            command = backend._launch().process.command
+            assert ("--no-enable-chunked-prefill" in command) == (
+                device is Device.CPU and raw.get("backend") == "vllm" and "extra_args" not in raw
+            )
+        return backend.seeds_sampling
+
+    vllm = {"backend": "vllm", "model": str(tmp_path / "m"), "footprint": "1GiB"}
+    assert built(Device.CPU, **vllm)
+    assert not built(Device.CPU, **vllm, extra_args=["--enable-chunked-prefill"])
+    assert built(Device.CUDA, **vllm, extra_args=["--enable-chunked-prefill"])
+    command = {"backend": "command", "command": ["serve", "--port", "{port}"], "footprint": "1GiB"}
+    assert not built(Device.CPU, **command) and built(Device.CUDA, **command)
+    assert built(Device.CPU, backend="remote", url="http://10.0.0.9:8000/v1")
+
+
 def test_a_command_model_gets_its_port_name_and_health_url(tmp_path: Path) -> None:
     raw = {
         "name": "cmd",

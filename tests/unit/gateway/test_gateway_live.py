@@ -122,8 +122,8 @@ async def test_bodies_pass_through_unchanged_and_models_are_listed(tmp_path: Pat
             assert reply.status_code == 200, reply.text
         upstream = (await live.model_info("rec"))["url"].removesuffix("/v1")
         seen = (await live.http.get(f"{upstream}/_fake/requests")).json()
-    # on a CPU device a sampled request loses its seed: vLLM's CPU build kills its engine
-    # on a seeded sampled request in a chunked prefill (runtime.gateway.service)
+    # a command's server on a CPU device may be a vLLM that chunks its prefills, which kills
+    # its engine on a seeded sampled request: such a request loses its seed
     assert seen == [body, {k: v for k, v in sampled.items() if k != "seed"}]
 
 
