@@ -77,7 +77,7 @@ def test_config_files_whole_or_by_section(shop: Path) -> None:
     project = build_map(shop)
     whole = entry_of(project, "config/shipping.toml")
     assert whole.text.startswith("# config/shipping.toml\n" + SHIPPING.rstrip() + "\n")
-    assert whole.text.endswith('#   cfg["limits"]["max_weight_kg"] -> 30')  # test_project_access
+    assert whole.text.endswith('#   cfg["limits"]["max_weight_kg"] -> 30')  # test_tools_project_access
     app = entry_of(project, "config/app.ini").text
     assert "[server]\nport = 8080\nhost = localhost\n# read in Python:" in app
     section = entry_of(project, "config/zones.toml", "zone_3")
@@ -111,7 +111,7 @@ def test_data_and_docs_show_their_head(shop: Path) -> None:
         "[2] 1 [3] EUR 4.50; the first 7 of 10 lines)"
     )
     assert sales.text.splitlines()[1:3] == ["date|sku|qty|price", "20240131|SKU-1|1|EUR 4.50"]
-    assert len(sales.text.splitlines()) == 8 + 4  # with its reading (test_project_access)
+    assert len(sales.text.splitlines()) == 8 + 4  # with its reading (test_tools_project_access)
     assert entry_of(project, "data/stock.csv").text == (
         "# data/stock.csv (records split by ',' (2 fields), e.g. [0] SKU-1 [1] 5; 3 lines)\n"
         "sku,on_hand\nSKU-1,5\nSKU-2,0\n# read in Python:\n#   import csv\n"

@@ -11,7 +11,7 @@ import pytest
 
 from tools import pysource
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 PACKAGES = ("agents", "tools", "graphs", "app", "runtime")
 
 
