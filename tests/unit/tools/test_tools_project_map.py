@@ -77,7 +77,7 @@ def test_config_files_whole_or_by_section(shop: Path) -> None:
     project = build_map(shop)
     whole = entry_of(project, "config/shipping.toml")
     assert whole.text.startswith("# config/shipping.toml\n" + SHIPPING.rstrip() + "\n")
-    assert whole.text.endswith('#   cfg["limits"]["max_weight_kg"] -> 30')  # test_tools_project_access
+    assert whole.text.endswith('#   cfg["limits"]["max_weight_kg"] -> 30')  # see project_access
     app = entry_of(project, "config/app.ini").text
     assert "[server]\nport = 8080\nhost = localhost\n# read in Python:" in app
     section = entry_of(project, "config/zones.toml", "zone_3")
