@@ -6,7 +6,8 @@ server always runs as ``python -m vllm.entrypoints.openai.api_server``; on CPU i
 ``VLLM_CPU_KVCACHE_SPACE``. On a machine of at most :data:`SMALL_MACHINE_CORES` cores the
 model gets every core and runs in vLLM's engine process (:func:`small_cpu_environment`). On CPU
 the server serves in the dtype fastest on this CPU (:mod:`runtime.cpu`: bfloat16 with AVX-512
-BF16 or AMX, float32 elsewhere) unless its extra arguments set ``--dtype``.
+BF16 or AMX, float32 elsewhere) unless its extra arguments set ``--dtype``, and prefills each
+prompt whole, so that sampled requests keep their seeds (:data:`CHUNKED_PREFILL_FLAG`).
 """
 
 from __future__ import annotations
