@@ -1,20 +1,26 @@
 """How often one answer of the plain prompt is right, by sampling temperature.
 
-``python -m bench.sampling [--split dev] [--temperatures 0 0.4 0.8] [--samples 4]
-[--base-url URL] [--model NAME] [--out FILE]``: each task of the split asked as the swarm asks
-its plain candidates (the task verbatim, "reply with a ```python block", ``PLAIN_STOP``) and
-kept as the eval's plain arm keeps an answer (its first block's definitions), once
-greedy and ``--samples`` times at each temperature above 0, every answer graded by the
-task's hidden tests. Per temperature: the tasks one answer solves on average (the sum over
-tasks of the share of its answers that pass) and the tasks any of its answers solves. This
-is how ``Context.sample_temperature`` was chosen: the swarm's candidates are chosen by what
-most of them do, so what matters is how often one sample is right, not only whether any is.
+``python -m bench.sampling [--tasks DIR] [--split dev] [--temperatures 0 0.4 0.8] [--samples 4]
+[--prompts plain stub] [--concurrency 8] [--base-url URL] [--model NAME] [--out FILE]``: each
+task of the split asked as the swarm asks its plain candidates (the task verbatim, "reply with
+a ```python block", ``PLAIN_STOP``) and kept as the eval's plain arm keeps an answer (its first
+block's definitions), once greedy and ``--samples`` times at each temperature above 0, every
+answer graded by the task's hidden tests. ``--prompts plain stub`` asks the stub candidates'
+prompt too (the answer begun on the entry point's line). A project task (a ``workspace/``,
+``bench/tasks-project``) is asked as the swarm's candidates ask it: after the project's
+snippets ranked against the task (:func:`tools.project_rank.project_context`, the run's
+``Context.project_chars``), the stub begun with their imports; its answers are graded among the
+project's files, as the eval grades. Per temperature: the tasks one answer solves on average
+(the sum over tasks of the share of its answers that pass) and the tasks any of its answers
+solves. This is how ``Context.sample_temperature`` was chosen: the swarm's candidates are
+chosen by what most of them do, so what matters is how often one sample is right, not only
+whether any is.
 
 It also prints the ceiling of a search of this prompt (:func:`ceiling`): the tasks the greedy
 answer or any of k sampled answers solves, for each k up to all of a task's samples (every
-temperature above 0 pooled), expected over which k are drawn. No choice among candidates can
-solve a task none of them solves, so this bounds what a swarm that writes k samples beside
-the greedy answer can gain over one plain call.
+temperature and prompt pooled), expected over which k are drawn. No choice among candidates can
+solve a task none of them solves, so this bounds what a swarm that writes k samples beside the
+greedy answer can gain over one plain call.
 
 Without ``--base-url`` it starts its own vLLM CPU server of the coder model. Tune on the dev
 split only: a run on the held-out split measures (its ceiling, reported apart) and never
@@ -33,35 +39,78 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from langchain_core.messages import AIMessage, BaseMessage
 
-from agents.coder import CODE_TOKENS, PLAIN_STOP, code_of, definitions, plain_messages
+from agents.coder import (
+    CODE_TOKENS,
+    PLAIN_STOP,
+    code_of,
+    definitions,
+    plain_messages,
+    stub_messages,
+)
 from agents.examples import entry_point_of
-from app.evaluate import EvalTask, grade, load_tasks
+from app.evaluate import EvalTask, load_tasks
 from bench.report import save_results
-from graphs.context import CODER_DEFAULT
+from graphs.context import CODER_DEFAULT, Context
 from runtime.settings import Device, load_settings
 from runtime.vllm import VLLMServer, VLLMSpec
+from tools.project_rank import project_context
 
 TASKS = Path(__file__).parent / "tasks"
+PROMPTS = ("plain", "stub")
+"""The prompts a sampled swarm candidate asks with (:func:`graphs.coding.round_prompts`)."""
+GRADE_TIMEOUT_S = 30.0
+_ROLES = {"human": "user", "ai": "assistant", "system": "system"}
+
+
+def asked(
+    task: EvalTask, prompt: str, project_chars: int = Context.project_chars
+) -> list[BaseMessage] | None:
+    """The messages a swarm candidate of ``prompt`` sends for ``task``.
+
+    In a project, the ranked snippets come first. None for a stub without an entry point to
+    begin.
+    """
+    statement, entry = task.statement.strip(), entry_point_of(task.statement)
+    project = imports = ""
+    if task.workspace is not None:
+        found = project_context(
+            task.workspace, statement, database=task.database, budget_chars=project_chars
+        )
+        project, imports = found.text, found.imports
+    if prompt == "stub":
+        return stub_messages(statement, entry, project, imports)
+    return plain_messages(statement, entry, project=project)
 
 
 async def answer(
-    http: httpx.AsyncClient, base_url: str, model: str, task: EvalTask, temperature: float
+    http: httpx.AsyncClient,
+    base_url: str,
+    model: str,
+    messages: Sequence[BaseMessage],
+    temperature: float,
 ) -> str:
-    """One plain answer's kept code (the first block's definitions, as the plain arm keeps)."""
-    [message] = plain_messages(task.statement, entry_point_of(task.statement))
+    """One answer's kept code (the first block's definitions, as the plain arm keeps)."""
+    last = messages[-1]
+    begun = last.content if isinstance(last, AIMessage) and isinstance(last.content, str) else ""
     body: dict[str, Any] = {
         "model": model,
-        "messages": [{"role": "user", "content": message.content}],
+        "messages": [{"role": _ROLES[m.type], "content": m.content} for m in messages],
         "max_tokens": CODE_TOKENS,
         "temperature": temperature,
         "stop": list(PLAIN_STOP),
     }
+    if begun:  # a stub: the model goes on from the begun answer, as the swarm's stub does
+        body |= {"continue_final_message": True, "add_generation_prompt": False}
     if temperature == 0:
-        body["seed"] = 0  # a sampled request gets none: vLLM's CPU build fails seeded samples
+        body["seed"] = 0  # a sampled request gets none: a server that chunks its prefills
+        # (vLLM's CPU build by default) fails a seeded sampled request
     response = await http.post(f"{base_url}/chat/completions", json=body)
     response.raise_for_status()
     text = response.json()["choices"][0]["message"]["content"] or ""
+    if begun and not text.lstrip().startswith("```"):
+        text = begun + text
     return definitions(code_of(text))
 
 
@@ -72,50 +121,74 @@ async def measure(
     temperatures: Sequence[float],
     samples: int,
     concurrency: int = 8,
+    prompts: Sequence[str] = ("plain",),
 ) -> list[dict[str, Any]]:
-    """One row per (task, temperature): whether each of its answers passed the hidden tests."""
+    """One row per (task, prompt, temperature): whether each answer passed the hidden tests.
+
+    A stub row is left out for a task with no entry point to begin.
+    """
     gate = asyncio.Semaphore(concurrency)
+    asks = {(t.name, p): await asyncio.to_thread(asked, t, p) for t in tasks for p in prompts}
 
     async with httpx.AsyncClient(timeout=900, trust_env=False) as http:
 
-        async def graded(task: EvalTask, temperature: float) -> bool:
+        async def graded(task: EvalTask, messages: list[BaseMessage], temperature: float) -> bool:
             async with gate:
-                code = await answer(http, base_url, model, task, temperature)
-            result = await asyncio.to_thread(grade, code, task.hidden_tests)
+                code = await answer(http, base_url, model, messages, temperature)
+            result = await asyncio.to_thread(task.grade, code, GRADE_TIMEOUT_S)
             return result.solved
 
-        async def row(task: EvalTask, temperature: float) -> dict[str, Any]:
+        async def row(task: EvalTask, prompt: str, temperature: float) -> dict[str, Any]:
+            messages = asks[task.name, prompt] or []
             count = 1 if temperature == 0 else samples
-            solved = await asyncio.gather(*(graded(task, temperature) for _ in range(count)))
-            return {"task": task.name, "temperature": temperature, "solved": list(solved)}
+            solved = await asyncio.gather(
+                *(graded(task, messages, temperature) for _ in range(count))
+            )
+            return {
+                "task": task.name,
+                "prompt": prompt,
+                "temperature": temperature,
+                "solved": list(solved),
+            }
 
-        return list(await asyncio.gather(*(row(t, temp) for t in tasks for temp in temperatures)))
+        return list(
+            await asyncio.gather(
+                *(
+                    row(t, p, temp)
+                    for t in tasks
+                    for p in prompts
+                    if asks[t.name, p] is not None
+                    for temp in temperatures
+                )
+            )
+        )
 
 
 def summarize(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Per temperature: answers per task, tasks solved by one answer on average, by any."""
-    by: dict[float, list[list[bool]]] = {}
+    """Per prompt and temperature: answers per task, tasks one answer solves, and any."""
+    by: dict[tuple[str, float], list[list[bool]]] = {}
     for row in rows:
-        by.setdefault(row["temperature"], []).append(row["solved"])
+        by.setdefault((row.get("prompt", "plain"), row["temperature"]), []).append(row["solved"])
     return [
         {
+            "prompt": prompt,
             "temperature": temperature,
             "tasks": len(runs),
             "answers_per_task": max(len(run) for run in runs),
             "mean_solved": round(sum(sum(run) / len(run) for run in runs), 2),
             "any_solved": sum(any(run) for run in runs),
         }
-        for temperature, runs in sorted(by.items())
+        for (prompt, temperature), runs in sorted(by.items())
     ]
 
 
 def ceiling(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """Tasks the greedy answer or any of ``k`` samples solves, for k = 0 .. the samples per task.
 
-    A task's samples are its answers at every temperature above 0; a draw of k of its n
-    samples, c of them right, misses all of them with probability C(n-c, k) / C(n, k), so the
-    expected count is exact, not simulated. A task without a greedy answer counts its samples
-    only; k stops at the fewest samples any task has.
+    A task's samples are its answers at every temperature above 0, of every prompt; a draw
+    of k of its n samples, c of them right, misses all of them with probability
+    C(n-c, k) / C(n, k), so the expected count is exact, not simulated. A task without a
+    greedy answer counts its samples only; k stops at the fewest samples any task has.
     """
     greedy: dict[str, bool] = {}
     pooled: dict[str, list[bool]] = {}
@@ -144,18 +217,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--split", choices=("dev", "held-out", "all"), default="dev")
     parser.add_argument("--temperatures", type=float, nargs="+", default=[0.0, 0.4, 0.8])
     parser.add_argument("--samples", type=int, default=4, help="answers per temperature > 0")
+    parser.add_argument(
+        "--prompts",
+        nargs="+",
+        choices=PROMPTS,
+        default=["plain"],
+        help="the candidates' prompts to ask with (default: plain)",
+    )
+    parser.add_argument("--concurrency", type=int, default=8, help="requests in flight")
     parser.add_argument("--base-url", help="an OpenAI-compatible server (default: start one)")
     parser.add_argument("--model", help="catalogue model (default: the coder's)")
     parser.add_argument("--out", type=Path, help="write the results JSON here")
     args = parser.parse_args(argv)
-    if args.samples < 1 or any(t < 0 for t in args.temperatures):
-        parser.error("--samples must be at least 1 and temperatures at least 0")
+    if args.samples < 1 or args.concurrency < 1 or any(t < 0 for t in args.temperatures):
+        parser.error("--samples and --concurrency must be at least 1, temperatures at least 0")
     settings = load_settings()
     model = args.model or CODER_DEFAULT
     tasks = load_tasks(args.tasks, split=args.split)
 
     def run(base_url: str) -> list[dict[str, Any]]:
-        return asyncio.run(measure(base_url, model, tasks, args.temperatures, args.samples))
+        return asyncio.run(
+            measure(base_url, model, tasks, args.temperatures, args.samples, prompts=args.prompts)
+        )
 
     if args.base_url:
         rows = run(args.base_url.rstrip("/"))
@@ -179,6 +262,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         argv,
         model=model,
         split=args.split,
+        prompts=args.prompts,
         summary=summary,
         ceiling=bound,
         rows=rows,

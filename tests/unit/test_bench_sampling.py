@@ -10,7 +10,7 @@ import pytest
 from agents.coder import PLAIN_STOP
 from app.evaluate import load_tasks
 from bench.report import save_results
-from bench.sampling import ceiling, main, measure, summarize
+from bench.sampling import PROMPTS, asked, ceiling, main, measure, summarize
 from tests.fakes import FakeOpenAI
 
 ADD = "def add(a, b):\n    return a + b\n"
@@ -59,6 +59,66 @@ async def test_each_answer_is_graded_and_asked_as_the_plain_arm_asks(
     ]
 
 
+def project_task_set(root: Path) -> Path:
+    folder = root / "01_price_label"
+    (folder / "workspace" / "shop").mkdir(parents=True)
+    (folder / "workspace" / "shop" / "__init__.py").write_text("", "utf-8")
+    (folder / "workspace" / "shop" / "money.py").write_text(
+        'def cents_text(cents: int) -> str:\n    """Cents as the shop prints them."""\n'
+        '    return f"{cents // 100},{cents % 100:02d} EUR"\n',
+        "utf-8",
+    )
+    (folder / "task.txt").write_text(
+        "Write `price_label(name, cents)` that returns the name, a colon and the price "
+        "as the shop's money helpers print it.\n",
+        "utf-8",
+    )
+    (folder / "test_hidden.py").write_text(
+        "from solution import price_label\n\n\ndef test_it() -> None:\n"
+        '    assert price_label("tea", 250) == "tea: 2,50 EUR"\n',
+        "utf-8",
+    )
+    return root
+
+
+WRONG_LABEL = "def price_label(name, cents):\n    return name\n"
+RIGHT_BODY = '    return f"{name}: {cents_text(cents)}"\n'
+
+
+async def test_a_project_task_is_asked_after_its_snippets_and_graded_among_its_files(
+    fake_openai: FakeOpenAI, tmp_path: Path
+) -> None:
+    """The stub is begun with the snippets' imports, and the project's module is importable
+    when the hidden tests run, as the swarm's candidates and the eval have them."""
+    fake_openai.script(
+        {"schema": "", "contains": '"role": "assistant"', "content": RIGHT_BODY + "```"},
+        {"schema": "", "contains": "price_label", "content": f"```python\n{WRONG_LABEL}```"},
+    )
+    tasks = load_tasks(project_task_set(tmp_path / "tasks"))
+    rows = await measure(fake_openai.base_url, "m", tasks, [0.0], samples=1, prompts=PROMPTS)
+    assert sorted((r["prompt"], r["solved"]) for r in rows) == [
+        ("plain", [False]),
+        ("stub", [True]),
+    ]
+    bodies = {
+        "stub" if b.get("continue_final_message") else "plain": b for b in fake_openai.requests()
+    }
+    assert all("def cents_text" in b["messages"][0]["content"] for b in bodies.values())
+    begun = bodies["stub"]["messages"][-1]
+    assert begun["role"] == "assistant" and "from shop.money import cents_text" in begun["content"]
+    assert bodies["stub"]["add_generation_prompt"] is False
+    assert ceiling(rows)[0] == {"samples": 0, "tasks": 1, "solved": 1.0}
+
+
+def test_a_stub_is_not_asked_without_an_entry_point(tmp_path: Path) -> None:
+    folder = tmp_path / "tasks" / "01_vowels"
+    folder.mkdir(parents=True)
+    (folder / "task.txt").write_text("Count the vowels in a text.\n", "utf-8")
+    (folder / "test_hidden.py").write_text("def test_it() -> None:\n    pass\n", "utf-8")
+    [task] = load_tasks(tmp_path / "tasks")
+    assert asked(task, "stub") is None and asked(task, "plain") is not None
+
+
 def test_summary_counts_the_mean_and_any_answer_per_temperature() -> None:
     rows = [
         {"task": "a", "temperature": 0.4, "solved": [True, False, False, True]},
@@ -68,6 +128,7 @@ def test_summary_counts_the_mean_and_any_answer_per_temperature() -> None:
     ]
     assert summarize(rows) == [
         {
+            "prompt": "plain",
             "temperature": 0.0,
             "tasks": 2,
             "answers_per_task": 1,
@@ -75,6 +136,7 @@ def test_summary_counts_the_mean_and_any_answer_per_temperature() -> None:
             "any_solved": 1,
         },
         {
+            "prompt": "plain",
             "temperature": 0.4,
             "tasks": 2,
             "answers_per_task": 4,
