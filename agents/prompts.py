@@ -8,6 +8,7 @@ prefix-cache benchmark compares with.
 
 from __future__ import annotations
 
+import re
 from typing import Literal, get_args
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
@@ -43,15 +44,28 @@ PROJECT = """\
 The user's project (excerpts of its files, verbatim; the code runs in the project's root \
 folder, beside these files):
 
+{fence}
 {project}
+{fence}
 
 Task:
 """
 """What opens a prompt's task in a run with a workspace or database: the project map's
 verbatim snippets (:mod:`tools.project_map`), before the task, as a user pastes files and
-then asks."""
+then asks: quoted in one fence, as a chat user quotes pasted text. Unquoted, the 0.5B coder's
+greedy plain answer was a copy of the snippets (and the task) with no function on 5 of 7 dev
+tasks of bench/tasks-project probed (01, 05, 16, 38, 40 copied; 13, 20 did not); quoted,
+on 2 (01 and 05)."""
 
 
 def project_part(project: str) -> str:
-    """The project's snippets as they precede the task (:data:`PROJECT`); "" without any."""
-    return PROJECT.format(project=project.strip()) if project.strip() else ""
+    """The project's snippets as they precede the task (:data:`PROJECT`); "" without any.
+
+    The fence is longer than any run of backticks in the snippets (a README's own code
+    blocks), so none of them closes it.
+    """
+    text = project.strip()
+    if not text:
+        return ""
+    longest = max((len(run) for run in re.findall(r"`{3,}", text)), default=0)
+    return PROJECT.format(project=text, fence="`" * max(3, longest + 1))

@@ -35,7 +35,12 @@ def test_clip_keeps_text_that_fits_and_marks_what_it_cuts() -> None:
 
 def test_the_projects_snippets_come_before_the_task_or_not_at_all() -> None:
     part = project_part("\n# pricing.py\nVAT = 0.2\n\n")
-    assert part == PROJECT.format(project="# pricing.py\nVAT = 0.2")
+    assert part == PROJECT.format(project="# pricing.py\nVAT = 0.2", fence="```")
     assert part.startswith("The user's project (excerpts of its files, verbatim;")
-    assert part.endswith("\n\n# pricing.py\nVAT = 0.2\n\nTask:\n")
+    assert part.endswith("\n\n```\n# pricing.py\nVAT = 0.2\n```\n\nTask:\n")  # quoted
     assert project_part("") == "" and project_part(" \n\t") == ""
+
+
+def test_a_readmes_own_code_block_does_not_close_the_projects_quote() -> None:
+    part = project_part("# README.md\nRun it:\n```sh\nmake demo\n```\n\n# a.py\nX = 1")
+    assert "\n````\n# README.md\n" in part and "\nX = 1\n````\n\nTask:\n" in part

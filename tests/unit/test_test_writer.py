@@ -49,7 +49,8 @@ def test_the_writer_gets_the_task_after_the_project_and_the_function_its_checks_
     project = "# pricing.py\nVAT = 0.2\n"
     _, user = writer.test_writer_messages(task, None, project=project)
     assert user.content == (
-        PROJECT.format(project=project.strip()) + "Write add(a, b) returning the sum.\n"
+        PROJECT.format(project=project.strip(), fence="```")
+        + "Write add(a, b) returning the sum.\n"
     )
     first, answer = writer.test_writer_messages(task, ADD, "variable_first")
     assert str(first.content).startswith("Task:\nWrite add(a, b)")
