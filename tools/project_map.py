@@ -556,73 +556,27 @@ def _rst_headings(lines: list[str]) -> list[tuple[int, str]]:
 
 
 def _database_entries(label: str, path: str, deadline: float, notes: Notes) -> list[Entry]:
-    """One entry per table and view: its CREATE statement, its joins and a few rows."""
-    tables = read_tables(label, path, deadline, notes)
-    return [_table_entry(label, table, _joins(table, tables)) for table in tables]
+    """One entry per table and view: its CREATE statement and a few rows."""
+    return [_table_entry(label, table) for table in read_tables(label, path, deadline, notes)]
 
 
-def _table_entry(label: str, table: Table, joins: Sequence[str] = ()) -> Entry:
+def _table_entry(label: str, table: Table) -> Entry:
     if table.error is None:
         sample = _sample_text(table.rows, table.total)
     else:
         sample = f"-- rows not readable ({table.error})"
     shown = _view_text(table) if table.kind == "view" else _bound(table.sql, _SECTION_CHARS)
-    columns = frozenset(c.lower() for c in table.columns) - _NOT_JOIN_COLUMNS
+    joins = frozenset(c.lower() for c in table.columns) - _NOT_JOIN_COLUMNS
+    body = f"{shown}\n{sample}"
     return _entry(
         label,
         "database",
         table.name,
         f"# {label}: {table.kind} {table.name} (it exists in the database: query it)",
-        "\n".join([shown, *joins, sample]),
-        source=f"{shown}\n{sample}",  # ranked as before: the joins name the other tables
+        body,
         defines=frozenset({table.name}),
-        refs=columns,
+        refs=joins,
     )
-
-
-def _joins(table: Table, tables: Sequence[Table]) -> list[str]:
-    """How ``table`` joins the database's other tables, as clauses a query can copy.
-
-    A declared foreign key, either way; else a column of the same name in both that is the
-    whole primary key of one of them (``ord_hdr.cst_id`` and ``cst_mst``, keyed by
-    ``cst_id``), never a generic name like ``id``. At most :data:`_JOINS_PER_TABLE`.
-    A small model that sees only the schema queries the one table it reads best (the
-    customer's name from the orders table, where it is not) instead of joining two.
-    """
-    if table.kind != "table":
-        return []
-    found: list[tuple[str, str, str]] = []  # (other table, its column, this table's column)
-    for other in tables:
-        if other is table or other.kind != "table":
-            continue
-        for mine, target, theirs in table.references:
-            if target.lower() == other.name.lower() and (theirs or len(other.key) == 1):
-                found.append((other.name, theirs or other.key[0], mine))
-        for theirs, target, mine in other.references:
-            if target.lower() == table.name.lower() and (mine or len(table.key) == 1):
-                found.append((other.name, theirs, mine or table.key[0]))
-        ours = {c.lower(): c for c in table.columns}
-        their_columns = {c.lower(): c for c in other.columns}
-        keys = ([k.lower() for k in table.key], [k.lower() for k in other.key])
-        for shared in sorted((ours.keys() & their_columns.keys()) - _NOT_JOIN_COLUMNS):
-            if [shared] in keys:
-                found.append((other.name, their_columns[shared], ours[shared]))
-    this = _sql_name(table.name)
-    lines = dict.fromkeys(
-        f"-- join: FROM {this} JOIN {_sql_name(other)} ON "
-        f"{_sql_name(other)}.{_sql_name(theirs)} = {this}.{_sql_name(mine)}"
-        for other, theirs, mine in found
-    )
-    return list(lines)[:_JOINS_PER_TABLE]
-
-
-def _sql_name(name: str) -> str:
-    """``name`` as SQL writes it: bare if it is a plain identifier, else double-quoted."""
-    return name if _PLAIN_SQL_NAME.fullmatch(name) else '"' + name.replace('"', '""') + '"'
-
-
-_PLAIN_SQL_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_JOINS_PER_TABLE = 3
 
 
 _CREATE_VIEW = re.compile(

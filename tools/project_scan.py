@@ -16,7 +16,6 @@ import os
 import sqlite3
 import stat
 import time
-from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -135,10 +134,6 @@ class Table:
     """How many rows it has, up to ``COUNT_CAP + 1``."""
     error: str | None = None
     """Why the rows could not be read (then ``rows`` is empty); ``None`` if they were."""
-    key: tuple[str, ...] = ()
-    """Its primary key's columns, in key order (none for a view or a table without one)."""
-    references: tuple[tuple[str, str, str], ...] = ()
-    """Its declared foreign keys, one column each: (its column, other table, their column)."""
 
 
 def workspace_base(root: Path, notes: Notes) -> str | None:
@@ -382,30 +377,4 @@ def _read_table(conn: sqlite3.Connection, kind: str, name: str, sql: str, until:
         ).fetchone()
     except sqlite3.Error as exc:
         return Table(kind, name, sql, tuple(columns), (), 0, str(exc))
-    key, references = _keys(conn, quoted) if kind == "table" else ((), ())
-    shown = tuple(tuple(row) for row in rows)
-    return Table(kind, name, sql, tuple(columns), shown, int(total), None, key, references)
-
-
-def _keys(
-    conn: sqlite3.Connection, quoted: str
-) -> tuple[tuple[str, ...], tuple[tuple[str, str, str], ...]]:
-    """A table's primary key columns and its declared one-column foreign keys.
-
-    Neither is needed to show the table, so an error gives none of either.
-    """
-    try:
-        info = conn.execute(f"PRAGMA table_info({quoted})").fetchall()
-        foreign = conn.execute(f"PRAGMA foreign_key_list({quoted})").fetchall()
-    except sqlite3.Error:
-        return (), ()
-    key = tuple(str(row[1]) for row in sorted((r for r in info if r[5]), key=lambda r: r[5]))
-    # (id, seq, table, from, to, ...): a composite key has several rows of one id; "to" is
-    # None where it names the other table's primary key implicitly
-    counts = Counter(row[0] for row in foreign)
-    references = tuple(
-        (str(row[3]), str(row[2]), str(row[4]) if row[4] is not None else "")
-        for row in foreign
-        if counts[row[0]] == 1
-    )
-    return key, references
+    return Table(kind, name, sql, tuple(columns), tuple(tuple(row) for row in rows), int(total))
