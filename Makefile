@@ -101,7 +101,7 @@ bench: install models ## every benchmark vs its baseline: bench/results/<date>-<
 	$(BIN)/edgeswarm models pull smollm2-135m-instruct-fp32
 	$(PY) -m bench.suite $(BENCH_ARGS)
 
-EVAL_ARGS ?= --concurrency 4
+EVAL_ARGS ?= --concurrency 8
 eval: install models ## both task sets' hidden tests: the swarm vs one plain call (also handed the project's files) and one guided call
 	$(BIN)/edgeswarm eval --out bench/results/$$(date +%F)-$$(hostname)-eval.json $(EVAL_ARGS)
 	$(BIN)/edgeswarm eval --tasks bench/tasks-project --out bench/results/$$(date +%F)-$$(hostname)-project-eval.json $(EVAL_ARGS)
