@@ -237,7 +237,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     def run(base_url: str) -> list[dict[str, Any]]:
         return asyncio.run(
-            measure(base_url, model, tasks, args.temperatures, args.samples, prompts=args.prompts)
+            measure(
+                base_url,
+                model,
+                tasks,
+                args.temperatures,
+                args.samples,
+                concurrency=args.concurrency,
+                prompts=args.prompts,
+            )
         )
 
     if args.base_url:

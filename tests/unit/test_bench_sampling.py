@@ -184,6 +184,22 @@ def test_the_command_writes_its_results(fake_openai: FakeOpenAI, tmp_path: Path)
     assert code == 0 and '"any_solved": 1' in text and '"ceiling"' in text
 
 
+def test_the_commands_concurrency_and_prompts_reach_the_measurement(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    seen: dict[str, object] = {}
+
+    async def fake_measure(*args: object, **kwargs: object) -> list[dict[str, object]]:
+        seen.update(kwargs)
+        return []
+
+    monkeypatch.setattr("bench.sampling.measure", fake_measure)
+    tasks = str(task_set(tmp_path / "tasks"))
+    argv = ["--tasks", tasks, "--base-url", "http://x", "--concurrency", "3", "--prompts", "stub"]
+    assert main(argv) == 0
+    assert seen == {"concurrency": 3, "prompts": ["stub"]}
+
+
 def test_a_module_run_records_its_own_command_line(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sys, "argv", ["sampling.py", "--split", "held-out"])
     results = save_results(None, "sampling", None)
