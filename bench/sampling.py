@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.messages import AIMessage, BaseMessage, convert_to_openai_messages
 
 from agents.coder import (
     CODE_TOKENS,
@@ -61,7 +61,6 @@ TASKS = Path(__file__).parent / "tasks"
 PROMPTS = ("plain", "stub")
 """The prompts a sampled swarm candidate asks with (:func:`graphs.coding.round_prompts`)."""
 GRADE_TIMEOUT_S = 30.0
-_ROLES = {"human": "user", "ai": "assistant", "system": "system"}
 
 
 def asked(
@@ -96,7 +95,7 @@ async def answer(
     begun = last.content if isinstance(last, AIMessage) and isinstance(last.content, str) else ""
     body: dict[str, Any] = {
         "model": model,
-        "messages": [{"role": _ROLES[m.type], "content": m.content} for m in messages],
+        "messages": convert_to_openai_messages(messages),
         "max_tokens": CODE_TOKENS,
         "temperature": temperature,
         "stop": list(PLAIN_STOP),
