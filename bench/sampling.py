@@ -64,12 +64,12 @@ GRADE_TIMEOUT_S = 30.0
 
 
 def asked(
-    task: EvalTask, prompt: str, project_chars: int = Context.project_chars
-) -> list[BaseMessage] | None:
-    """The messages a swarm candidate of ``prompt`` sends for ``task``.
+    task: EvalTask, prompts: Sequence[str], project_chars: int = Context.project_chars
+) -> dict[str, list[BaseMessage] | None]:
+    """The messages a swarm candidate of each of ``prompts`` sends for ``task``.
 
-    In a project, the ranked snippets come first. None for a stub without an entry point to
-    begin.
+    In a project, the ranked snippets (mapped once for all the prompts) come first. None for
+    a stub without an entry point to begin.
     """
     statement, entry = task.statement.strip(), entry_point_of(task.statement)
     project = imports = ""
@@ -78,9 +78,12 @@ def asked(
             task.workspace, statement, database=task.database, budget_chars=project_chars
         )
         project, imports = found.text, found.imports
-    if prompt == "stub":
-        return stub_messages(statement, entry, project, imports)
-    return plain_messages(statement, entry, project=project)
+    return {
+        prompt: stub_messages(statement, entry, project, imports)
+        if prompt == "stub"
+        else plain_messages(statement, entry, project=project)
+        for prompt in prompts
+    }
 
 
 async def answer(
@@ -127,7 +130,7 @@ async def measure(
     A stub row is left out for a task with no entry point to begin.
     """
     gate = asyncio.Semaphore(concurrency)
-    asks = {(t.name, p): await asyncio.to_thread(asked, t, p) for t in tasks for p in prompts}
+    asks = {t.name: await asyncio.to_thread(asked, t, prompts) for t in tasks}
 
     async with httpx.AsyncClient(timeout=900, trust_env=False) as http:
 
@@ -138,7 +141,7 @@ async def measure(
             return result.solved
 
         async def row(task: EvalTask, prompt: str, temperature: float) -> dict[str, Any]:
-            messages = asks[task.name, prompt] or []
+            messages = asks[task.name][prompt] or []
             count = 1 if temperature == 0 else samples
             solved = await asyncio.gather(
                 *(graded(task, messages, temperature) for _ in range(count))
@@ -156,7 +159,7 @@ async def measure(
                     row(t, p, temp)
                     for t in tasks
                     for p in prompts
-                    if asks[t.name, p] is not None
+                    if asks[t.name][p] is not None
                     for temp in temperatures
                 )
             )

@@ -116,7 +116,8 @@ def test_a_stub_is_not_asked_without_an_entry_point(tmp_path: Path) -> None:
     (folder / "task.txt").write_text("Count the vowels in a text.\n", "utf-8")
     (folder / "test_hidden.py").write_text("def test_it() -> None:\n    pass\n", "utf-8")
     [task] = load_tasks(tmp_path / "tasks")
-    assert asked(task, "stub") is None and asked(task, "plain") is not None
+    asks = asked(task, PROMPTS)
+    assert asks["stub"] is None and asks["plain"] is not None
 
 
 def test_summary_counts_the_mean_and_any_answer_per_temperature() -> None:
