@@ -321,6 +321,9 @@ class ArmResult:
     cut_streaming: int = 0
     """Of those, calls cut while they made progress (streaming, not looping) whose text was
     not kept: work lost."""
+    timeline: list[dict[str, Any]] = field(default_factory=list)
+    """swarm: every model call, in the order it began: its node, round, when it began (seconds
+    after the run's start), how long it took and the tokens it wrote. Where the time goes."""
 
 
 AUDITOR_NODES = ("security_auditor", "performance_auditor")
@@ -367,7 +370,7 @@ class TaskResult:
 
 async def swarm_arm(task: EvalTask, context: Context, grade_timeout_s: float) -> ArmResult:
     """Run the full graph on the task; grade its final solution.py."""
-    start = time.monotonic()
+    start, began = time.monotonic(), time.time()
     try:
         state = await run_swarm(task.input_state(), context)
     except Exception as err:  # the arm's failure is a result, not the end of the eval
@@ -376,8 +379,25 @@ async def swarm_arm(task: EvalTask, context: Context, grade_timeout_s: float) ->
         )
     seconds = round(time.monotonic() - start, 2)
     result = await _graded_swarm(state, task, seconds, grade_timeout_s)
+    result.timeline = timeline(state.metrics, began)
     result.attempts = await asyncio.to_thread(_attempts, state, task, grade_timeout_s)
     return result
+
+
+def timeline(metrics: Sequence[NodeMetrics], began: float) -> list[dict[str, Any]]:
+    """The run's model calls in the order they began, timed from ``began`` (epoch seconds)."""
+    calls = sorted(metrics, key=lambda m: m.started)
+    return [
+        {
+            "node": m.node,
+            "revision": m.revision,
+            "at": round(m.started - began, 2) if m.started > 0 else None,
+            "seconds": round(m.seconds, 2),
+            "completion_tokens": m.completion_tokens,
+            "cut": m.cut,
+        }
+        for m in calls
+    ]
 
 
 def _attempts(state: OutputState, task: EvalTask, grade_timeout_s: float) -> list[dict[str, Any]]:

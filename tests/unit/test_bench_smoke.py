@@ -220,6 +220,16 @@ def test_calls_that_ran_at_the_same_time_count_once() -> None:
     assert evaluate.model_seconds(metrics) == 12.5 + 3.5  # [100, 112.5] and [120, 123.5]
 
 
+def test_the_timeline_lists_the_calls_in_the_order_they_began() -> None:
+    late = metric("security_auditor", 2.0, started=130.25)
+    early = metric("coder", 10.0, started=101.5)
+    old = metric("researcher", 1.0)  # no start recorded
+    rows = evaluate.timeline([late, early, old], began=100.0)
+    assert [row["node"] for row in rows] == ["researcher", "coder", "security_auditor"]
+    assert [row["at"] for row in rows] == [None, 1.5, 30.25]
+    assert rows[1]["seconds"] == 10.0 and rows[1]["revision"] == 0
+
+
 def test_the_wait_ratio_compares_the_swarm_with_one_plain_call_task_by_task() -> None:
     def arm(seconds: float) -> dict[str, float]:
         return {"seconds": seconds}
