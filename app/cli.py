@@ -281,6 +281,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--max-revisions", type=int, metavar="N", help="coder revision rounds at most (default: 1)"
     )
     ev.add_argument(
+        "--seed",
+        type=int,
+        metavar="N",
+        help="the seed the sampled candidates' seeds start from (default: 0): runs with one "
+        "seed draw the same samples, so vary it to see how far runs spread",
+    )
+    ev.add_argument(
         "--model", metavar="NAME", help=f"one catalogue model for every role ({_ROLE_DEFAULTS})"
     )
     ev.add_argument(
@@ -546,6 +553,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
     overrides: dict[str, Any] = {"call_idle_s": settings.call_idle_s}
     if args.max_revisions is not None:
         overrides["max_revisions"] = args.max_revisions
+    if args.seed is not None:
+        overrides["seed"] = args.seed
     overrides.update(_model_overrides(args.model))
     options = evaluate.EvalOptions(arms=arms, concurrency=args.concurrency)
     run_id = new_run_id()
@@ -596,6 +605,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         endpoint=endpoint.base_url,
         models={spec.name: context.model_for(spec.name) for spec in context.roles},
         max_revisions=context.max_revisions,
+        seed=context.seed,
         seconds=round(time.monotonic() - start, 1),
         dtype=asdict(choice) if (choice := serving_dtype(settings)) else None,
         resumed=reused,
@@ -631,6 +641,7 @@ def _kept_results(
         "model": args.model,
         "base_url": None if settings.base_url is None else str(settings.base_url),
         "max_revisions": args.max_revisions,
+        "seed": args.seed,  # a file from before has none: None, as without --seed
     }
     kept = evaluate.ResultLog(evaluate.partial_path(out), identity)
     done = kept.load()

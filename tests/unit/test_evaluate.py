@@ -212,15 +212,17 @@ def test_eval_command_prints_the_summary_and_writes_json(
         "--arms",
         "swarm,direct",
     ]
-    args += ["--model", "fake-model", "--max-revisions", "0", "--out", str(out)]
+    args += ["--model", "fake-model", "--max-revisions", "0", "--seed", "7", "--out", str(out)]
     assert main(args) == EXIT_OK
     captured = capsys.readouterr()
+    seeds = [body["seed"] for body in fake_openai.requests() if "seed" in body]
+    assert seeds and min(seeds) == 7  # the samples' seeds start from --seed's
     assert "swarm  solved 1/1 (100%; dev 1/1; some candidate right on 1)" in captured.out
     assert "direct solved 0/1 (0%; dev 0/1)" in captured.out
     assert "[direct] 01_add: not solved" in captured.err
     saved = json.loads(out.read_text())
     assert saved["summary"]["swarm"]["solved"] == 1 and saved["max_revisions"] == 0
-    assert saved["models"]["coder"] == "fake-model"
+    assert saved["models"]["coder"] == "fake-model" and saved["seed"] == 7
 
 
 @pytest.mark.parametrize(
