@@ -109,7 +109,8 @@ exit codes:
   1    an agent failed (the reason is printed); serve: the server exited
   2    bad input, options or settings (the message names which)
   3    environment: a model not pulled, vLLM missing, a server that does not start or
-       answer, the runs database, the sandbox, the device or port in use
+       answer, the runs database (or a run checkpointed by another version that this
+       one cannot continue), the sandbox, the device or port in use
   4    unresolved: the checks still fail after the revision limit
   5    resume: no run with that thread id
   6    resume: the run is still running in another process
@@ -426,8 +427,16 @@ def cmd_resume(args: argparse.Namespace) -> int:
     where = _settings(args).runs_database()
 
     async def claim(store: RunStore) -> RunRecord:
+        from app.runner import check_resumable
+
         record = await store.claim(args.thread_id)
-        await store.has_checkpoint(record.thread_id)  # readable, before any model starts
+        try:  # before any model starts: readable, and at a step this graph has
+            await store.has_checkpoint(record.thread_id)
+            await check_resumable(store, record)
+        except BaseException:
+            if not record.finished:  # left as it was, not held by this process
+                await store.interrupted(record.thread_id)
+            raise
         return record
 
     record = using(where, claim, create=False)

@@ -19,6 +19,7 @@ from pydantic import TypeAdapter
 
 from app.errors import UsageError
 from app.runs import RunRecord, RunStore, thread_config
+from app.runs_db import RunsDatabaseError
 from graphs.context import Context
 from graphs.llm import warm_up
 from graphs.nodes import validate_task
@@ -225,6 +226,32 @@ async def run_checkpointed(
         swarm=swarm,
         config=thread_config(record.thread_id),
     )
+
+
+async def check_resumable(store: RunStore, record: RunRecord) -> None:
+    """Refuse, before any model starts, a checkpoint this version's graph cannot continue.
+
+    A checkpoint names the steps still to run. One written by a version whose graph had a step
+    this one lacks (a node renamed or removed) has nothing left to run here, yet no report:
+    resuming it would end at once with an empty result.
+
+    Raises:
+        CheckpointError: the run stopped at such a step.
+    """
+    swarm = build_graph().compile(name="swarm", checkpointer=store.saver)
+    snapshot = await swarm.aget_state(thread_config(record.thread_id))
+    if not snapshot.values or snapshot.next or snapshot.values.get("report") is not None:
+        return  # no checkpoint yet (starts afresh), steps left, or the graph's end reached
+    after = f" after {record.last_node}" if record.last_node else ""
+    raise CheckpointError(
+        f"run {record.thread_id} stopped{after} at a step this version of edgeswarm does not "
+        "have (its checkpoint was written by another version), so it cannot continue. Start "
+        "the task again with `edgeswarm run`"
+    )
+
+
+class CheckpointError(RunsDatabaseError):
+    """A run's checkpoint is readable, but this version's graph cannot continue it."""
 
 
 def run_log_path(out: str | Path | None, log_dir: Path, thread_id: str) -> Path:

@@ -19,9 +19,19 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from langgraph.graph import START, StateGraph
 
 from app.cli import EXIT_ENVIRONMENT, EXIT_NO_RUN, EXIT_OK, EXIT_RUN_BUSY, EXIT_USAGE, main
-from app.runs import LeaseKeeper, RunOptions, RunRecord, RunStore, this_host, using
+from app.runs import (
+    LeaseKeeper,
+    RunOptions,
+    RunRecord,
+    RunStore,
+    this_host,
+    thread_config,
+    using,
+)
+from graphs.state import InputState, OutputState, State
 from runtime.process import process_alive, process_start
 from runtime.settings import PostgresURL
 from tests.fakes import FakeOpenAI
@@ -427,6 +437,37 @@ def test_a_garbled_checkpoint_is_reported_before_anything_starts(
     assert f"the checkpoint of run {record.thread_id} is unreadable" in err, err
     assert "resuming" not in err
     assert fake_openai.requests() == []
+
+
+def test_a_run_stopped_at_a_step_this_version_lacks_is_refused_before_anything_starts(
+    fake_openai: FakeOpenAI, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A checkpoint written by a version whose graph had a step this one lacks (a node since
+    renamed: summarize_code, now gather_evidence) has nothing left to run here and no report:
+    resumed, it ended at once with an empty result recorded as the run's."""
+    options = RunOptions(model="fake-model", base_url=fake_openai.base_url)
+    older = StateGraph(State, input_schema=InputState, output_schema=OutputState)
+    older.add_node("setup", lambda state: {"started_at": 1.0})
+    older.add_node("summarize_code", lambda state: {})
+    older.add_edge(START, "setup")
+    older.add_edge("setup", "summarize_code")
+
+    async def stopped(store: RunStore) -> RunRecord:
+        record = await store.create("add two numbers", options)
+        swarm = older.compile(checkpointer=store.saver, interrupt_before=["summarize_code"])
+        await swarm.ainvoke(InputState(task="add two numbers"), thread_config(record.thread_id))
+        await store.node_done(record.thread_id, "setup")
+        await store.interrupted(record.thread_id)
+        return record
+
+    record = using(db(tmp_path), stopped)
+    assert main(["resume", record.thread_id]) == EXIT_ENVIRONMENT
+    err = capsys.readouterr().err
+    assert f"run {record.thread_id} stopped after setup at a step this version" in err, err
+    assert "edgeswarm run" in err and "resuming" not in err
+    assert fake_openai.requests() == []
+    [row] = runs_json(capsys)
+    assert row["status"] == "interrupted" and row["outcome"] is None  # nothing recorded
 
 
 _FULL_DISK = """
