@@ -82,10 +82,39 @@ def writer_checks(suite: TestSuite, entry: EntryPoint | None) -> list[Check]:
     """
     wanted = entry.name if entry is not None else ""
     return [
-        Check(case.call, case.expected, "writer")
+        _check(case.call, case.expected)
         for case in suite.checks
         if (not wanted or wanted in case.call) and well_formed(case.call, case.expected, wanted)
     ]
+
+
+def _check(call: str, expected: str) -> Check:
+    """The writer's check; an expected exception (``ValueError``) means the call raises it.
+
+    The 0.5B writer says "raises" that way (``factorial(-1) == ValueError``: 10 of 860 checks
+    in three evals). Read as a value, no code returns it: the check failed every candidate,
+    sent right code to a revision round, and left a right answer reported unresolved.
+    """
+    raised = _exception_named(expected)
+    if raised is None:
+        return Check(call, expected, "writer")
+    return Check(call, "None", "writer", raises=raised)
+
+
+def _exception_named(expected: str) -> str | None:
+    """The built-in exception that ``expected`` names (``ValueError``, ``ValueError("x")``)."""
+    try:
+        node = parse(expected.strip(), mode="eval").body
+    except SyntaxError:
+        return None
+    if isinstance(node, ast.Call):
+        node = node.func
+    if not isinstance(node, ast.Name):
+        return None
+    kind = getattr(builtins, node.id, None)
+    if isinstance(kind, type) and issubclass(kind, BaseException):
+        return node.id
+    return None
 
 
 _BUILTINS = frozenset(dir(builtins))

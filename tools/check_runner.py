@@ -198,6 +198,19 @@ def literal(source):
         return NOT_LITERAL
 
 
+def raised_as(raised, wanted):
+    """Whether an exception of class name ``raised`` is a ``wanted``, as ``except`` reads it:
+    the same name, or a built-in subclass of a built-in (ValueError is an Exception)."""
+    import builtins
+
+    if raised == wanted:
+        return True
+    kinds = getattr(builtins, raised, None), getattr(builtins, wanted, None)
+    return all(isinstance(k, type) and issubclass(k, BaseException) for k in kinds) and (
+        issubclass(kinds[0], kinds[1])
+    )
+
+
 def judge(report, want, got_chars):
     """(verdict, expected source for the child or None) from the child's report of one call."""
     got = str(report.get("got", ""))[:got_chars]
@@ -205,7 +218,8 @@ def judge(report, want, got_chars):
     if isinstance(report.get("raised"), str):
         raised = report["raised"]
         if want["raises"]:
-            return {"ok": raised == want["raises"], "got": f"raised {raised}", "error": ""}, None
+            ok = raised_as(raised, want["raises"])
+            return {"ok": ok, "got": f"raised {raised}", "error": ""}, None
         return {"ok": False, "got": "", "error": error}, None
     if error or "got" not in report or want["raises"]:
         return {"ok": False, "got": got, "error": error}, None

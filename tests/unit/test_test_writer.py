@@ -78,3 +78,23 @@ def test_without_an_entry_point_only_checks_of_builtins_are_kept() -> None:
     )
     assert writer.writer_checks(suite, ADD) == [Check("add(1, 2)", "3", "writer")]
     assert writer.writer_checks(suite, None) == [Check("sum([1, 2])", "3", "writer")]
+
+
+def test_an_expected_exception_is_read_as_the_call_raising_it() -> None:
+    """The writer says "raises" as ``factorial(-1) == ValueError``: as a value, no code
+    returns it, and the check failed every candidate."""
+    suite = writer.TestSuite.model_construct(
+        checks=[
+            CheckCase(call="add(-1, 2)", expected="ValueError"),
+            CheckCase(call="add(None, 2)", expected="TypeError('no None')"),
+            CheckCase(call="add(1, 2)", expected="'ValueError'"),  # a string: a value
+            CheckCase(call="add(1, 2)", expected="int"),  # a type, not an exception
+            CheckCase(call="add(0, 2)", expected="MyError"),  # not a builtin: dropped
+        ]
+    )
+    assert writer.writer_checks(suite, ADD) == [
+        Check("add(-1, 2)", "None", "writer", raises="ValueError"),
+        Check("add(None, 2)", "None", "writer", raises="TypeError"),
+        Check("add(1, 2)", "'ValueError'", "writer"),
+        Check("add(1, 2)", "int", "writer"),
+    ]

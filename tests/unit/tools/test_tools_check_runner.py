@@ -106,3 +106,18 @@ def test_an_import_that_fails_is_the_runs_gate_and_no_checks_run_nothing() -> No
     run = run_checks(code, [Check("add(1, 1)", "2", "writer")], ADD)
     assert run == CandidateRun(gate="import failed: RuntimeError: boom")
     assert run_checks("def add(a, b):\n    return a + b\n", [], ADD) == CandidateRun(gate="")
+
+
+def test_an_expected_exception_is_met_by_itself_or_a_builtin_subclass_as_except_reads_it() -> None:
+    code = "def add(a, b):\n    return {}[a] if a == 'k' else a + b\n"
+    checks = [
+        Check("add('a', 1)", "None", "writer", raises="TypeError"),
+        Check("add('a', 1)", "None", "writer", raises="Exception"),  # any error is one
+        Check("add('k', 1)", "None", "writer", raises="LookupError"),  # KeyError is one
+        Check("add('a', 1)", "None", "writer", raises="ValueError"),  # TypeError is not
+        Check("add('k', 1)", "None", "writer", raises="IndexError"),  # nor is KeyError
+        Check("add(1, 1)", "None", "writer", raises="Exception"),  # returned 2
+    ]
+    run = run_checks(code, checks, ADD)
+    assert run.passed == (True, True, True, False, False, False)
+    assert run.verdicts[4].got == "raised KeyError"
