@@ -80,7 +80,7 @@ def test_binary_big_undecodable_and_special_files_are_skipped(tmp_path: Path) ->
     project = build_map(tmp_path)
     assert [e.path for e in project.entries] == ["ok.csv"]
     assert "data.bin: binary, skipped" in project.notes
-    assert "big.csv: 1.2 MB, over the 1 MB limit" in project.notes
+    assert "big.csv (1.2 MB): over the 1 MB limit, skipped" in project.notes
     assert "latin.txt: not UTF-8 text, skipped" in project.notes
     assert "pipe: not a regular file, skipped" in project.notes
     assert set(project.files) == {"big.csv", "data.bin", "latin.txt", "ok.csv"}
@@ -171,22 +171,44 @@ def test_a_projects_own_code_is_walked_before_its_tests_bench_and_docs(tmp_path:
     )
 
 
-def test_notes_are_capped(tmp_path: Path) -> None:
+def test_files_skipped_for_one_reason_share_a_note(tmp_path: Path) -> None:
     for i in range(60):
         (tmp_path / f"b{i:02d}.bin").write_bytes(b"\0")
+    (tmp_path / "big.csv").write_bytes(b"a,b\n" * 300_000)
+    (tmp_path / "bigger.csv").write_bytes(b"a,b\n" * 400_000)
+    notes = build_map(tmp_path).notes
+    assert notes == (
+        "60 files binary, skipped: b00.bin, b01.bin, b02.bin and 57 more",
+        "2 files over the 1 MB limit, skipped: big.csv (1.2 MB), bigger.csv (1.6 MB)",
+    )
+
+
+def test_notes_are_capped(tmp_path: Path) -> None:
+    for i in range(60):
+        (tmp_path / f"m{i:02d}.py").write_text("def broken(:\n")
     notes = build_map(tmp_path).notes
     assert len(notes) == 41 and notes[-1] == "20 more notes left out"
+    assert notes[0] == "m00.py: does not parse as Python (line 1), shown as text"
 
 
 def test_notes_keep_every_limit_and_count_what_they_drop() -> None:
     notes = Notes()
     for i in range(45):
-        notes.add(f"f{i}.bin: binary, skipped")
+        notes.add(f"f{i}.py: does not parse as Python")
+    notes.skip("x.bin", "binary, skipped")  # a new reason past the cap: counted
     notes.add("5000 files scanned, the rest not listed", limit=True)
     done = notes.done()
-    assert done[:40] == tuple(f"f{i}.bin: binary, skipped" for i in range(40))
-    assert done[40:] == ("5000 files scanned, the rest not listed", "5 more notes left out")
+    assert done[:40] == tuple(f"f{i}.py: does not parse as Python" for i in range(40))
+    assert done[40:] == ("5000 files scanned, the rest not listed", "6 more notes left out")
     assert Notes().done() == ()
+    notes = Notes()
+    notes.skip("a.bin", "binary, skipped")
+    notes.add("a.py: does not parse as Python")
+    notes.skip("b.bin", "binary, skipped")  # joins the first note, in its place
+    assert notes.done() == (
+        "2 files binary, skipped: a.bin, b.bin",
+        "a.py: does not parse as Python",
+    )
 
 
 def test_the_walk_yields_each_text_lists_every_file_and_queues_the_databases(
