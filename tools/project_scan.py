@@ -4,8 +4,9 @@ Reading follows :mod:`tools.workspace`: nothing outside the root is read. The wa
 directory relative to its parent without following symlinks (``os.fwalk``) and each file with
 ``O_NOFOLLOW``; a symlinked file is read only when its target lies inside the root, and a
 symlinked directory is never entered. Databases open read-only, ``query_only``, with a time
-limit. Big, binary and non-UTF-8 files are skipped, and the walk stops at 5000 files, 2 MB
-read or its time budget; each skip is a note. What is read is handed on as text and rows:
+limit. Files and folders a ``.gitignore`` inside the workspace names are left out, as git
+leaves them. Big, binary and non-UTF-8 files are skipped, and the walk stops at 5000 files,
+2 MB read or its time budget; each skip is a note. What is read is handed on as text and rows:
 turning it into snippets is the map's part.
 """
 
@@ -19,6 +20,8 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
+
+from pathspec import GitIgnoreSpec
 
 from tools.workspace import MAX_FILES_SCANNED, SKIP_DIRS, SNIFF_BYTES
 
@@ -121,7 +124,8 @@ def _note(item: str | tuple[str, list[str]]) -> str:
         return f"{files[0]}: {why}"
     named = ", ".join(files[:_FILES_NAMED])
     more = f" and {len(files) - _FILES_NAMED} more" if len(files) > _FILES_NAMED else ""
-    return f"{len(files)} files {why}: {named}{more}"
+    noun = "files and folders" if any(f.endswith("/") for f in files) else "files"
+    return f"{why} ({len(files)} {noun}): {named}{more}"
 
 
 @dataclass
@@ -142,6 +146,8 @@ class Scan:
     """Bytes of text read so far."""
     reading: bool = True
     """False once ``MAX_TOTAL_BYTES`` is reached: later files are listed only."""
+    ignores: dict[str, GitIgnoreSpec] = field(default_factory=dict)
+    """The rules of each ``.gitignore`` read so far, by its folder (relative posix path)."""
     other_bytes_read: int = 0
     """Bytes of data files and docs read so far."""
     reading_other: bool = True
@@ -198,6 +204,8 @@ def walk(scan: Scan) -> Iterator[tuple[str, str]]:
         scan.base, onerror=unreadable, follow_symlinks=False
     ):
         rel_dir = _relative(dirpath, scan.base)
+        if GITIGNORE in filenames:
+            _read_gitignore(dirfd, rel_dir, scan)
         dirnames[:] = _directories_to_enter(dirnames, dirfd, dirpath, rel_dir, scan)
         for name in sorted(filenames):
             if name.startswith(".") and not name.startswith(".env"):
@@ -205,8 +213,58 @@ def walk(scan: Scan) -> Iterator[tuple[str, str]]:
             if _bound_reached(scan):
                 return
             rel = _join(rel_dir, name)
+            if _ignored(scan, rel):
+                scan.notes.skip(rel, "left out, as .gitignore says")
+                continue
             if (text := _visit(name, dirpath, rel, dirfd, scan)) is not None:
                 yield rel, text
+
+
+GITIGNORE = ".gitignore"
+_GITIGNORE_BYTES = 256_000
+
+
+def _read_gitignore(dirfd: int, rel_dir: str, scan: Scan) -> None:
+    """Keep the rules of the ``.gitignore`` in ``rel_dir`` (a regular file, not a symlink).
+
+    The project is what git tracks: build output, generated data and local files its
+    ``.gitignore`` names are not its code (aider's repo map lists only git's files).
+    """
+    where = _join(rel_dir, GITIGNORE)
+    try:
+        fd = os.open(GITIGNORE, _OPEN_FLAGS, dir_fd=dirfd)
+    except OSError as exc:
+        scan.notes.add(f"{where}: not read ({exc.strerror}), its rules not applied")
+        return
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return
+        data = _read_up_to(fd, _GITIGNORE_BYTES)
+    except OSError as exc:
+        scan.notes.add(f"{where}: not read ({exc.strerror}), its rules not applied")
+        return
+    finally:
+        os.close(fd)
+    lines = data.decode("utf-8-sig", errors="replace").splitlines()
+    try:
+        scan.ignores[rel_dir] = GitIgnoreSpec.from_lines(lines)
+    except (ValueError, TypeError) as exc:  # a pattern pathspec cannot compile
+        scan.notes.add(f"{where}: its rules not applied ({exc})")
+
+
+def _ignored(scan: Scan, rel: str, *, directory: bool = False) -> bool:
+    """Whether git would ignore ``rel``: the deepest ``.gitignore`` with a rule for it decides."""
+    verdict = False
+    parts = rel.split("/")
+    for depth in range(len(parts)):
+        spec = scan.ignores.get("/".join(parts[:depth]))
+        if spec is None:
+            continue
+        below = "/".join(parts[depth:]) + ("/" if directory else "")
+        include = spec.check_file(below).include
+        if include is not None:
+            verdict = include
+    return verdict
 
 
 def _relative(path: str, base: str) -> str:
@@ -228,6 +286,9 @@ def _directories_to_enter(
     keep: list[str] = []
     for name in sorted(dirnames, key=lambda d: (d.lower() in LATER_DIRS, d)):
         if name in _SKIP or name.startswith("."):
+            continue
+        if _ignored(scan, _join(rel_dir, name), directory=True):
+            scan.notes.skip(_join(rel_dir, name) + "/", "left out, as .gitignore says")
             continue
         try:
             link = stat.S_ISLNK(os.stat(name, dir_fd=dirfd, follow_symlinks=False).st_mode)

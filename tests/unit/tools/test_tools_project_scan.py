@@ -98,6 +98,51 @@ def test_skipped_directories_and_hidden_files(tmp_path: Path) -> None:
     assert [e.name for e in project.entries] == ["kept"]
 
 
+def test_what_a_gitignore_names_is_left_out_as_git_leaves_it(tmp_path: Path) -> None:
+    files = {
+        "app.py": "def kept(): ...\n",
+        "run.log": "a log line\n",
+        "keep.log": "kept despite *.log\n",
+        "gen/out.py": "def generated(): ...\n",
+        "src/gen/real.py": "def nested_gen(): ...\n",  # /gen/ is anchored at the root
+        "src/tool.py": "def tool(): ...\n",
+        "src/secret.py": "def secret(): ...\n",
+        "src/egg.egg-info/top_level.txt": "app\n",
+        "other/secret.py": "def other_secret(): ...\n",  # src's rule does not reach here
+    }
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    (tmp_path / ".gitignore").write_text("# build output\n*.log\n!keep.log\n/gen/\n*.egg-info/\n")
+    (tmp_path / "src" / ".gitignore").write_text("secret.py\n")
+    project = build_map(tmp_path)
+    assert set(project.files) == {
+        "app.py",
+        "keep.log",
+        "src/gen/real.py",
+        "src/tool.py",
+        "other/secret.py",
+    }
+    assert project.notes == (
+        "left out, as .gitignore says (4 files and folders): gen/, run.log, src/egg.egg-info/"
+        " and 1 more",
+    )
+
+
+def test_a_gitignore_that_is_a_symlink_is_not_followed(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "rules").write_text("*.py\n")
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / "app.py").write_text("def kept(): ...\n")
+    (root / ".gitignore").symlink_to(outside / "rules")
+    project = build_map(root)
+    assert project.files == ("app.py",)
+    assert project.notes[0].startswith(".gitignore: not read (")
+    assert project.notes[0].endswith("), its rules not applied")
+
+
 def test_missing_empty_and_file_roots(tmp_path: Path) -> None:
     assert build_map(None) == ProjectMap((), (), ())
     assert build_map(tmp_path) == ProjectMap((), (), ())
@@ -178,8 +223,8 @@ def test_files_skipped_for_one_reason_share_a_note(tmp_path: Path) -> None:
     (tmp_path / "bigger.csv").write_bytes(b"a,b\n" * 400_000)
     notes = build_map(tmp_path).notes
     assert notes == (
-        "60 files binary, skipped: b00.bin, b01.bin, b02.bin and 57 more",
-        "2 files over the 1 MB limit, skipped: big.csv (1.2 MB), bigger.csv (1.6 MB)",
+        "binary, skipped (60 files): b00.bin, b01.bin, b02.bin and 57 more",
+        "over the 1 MB limit, skipped (2 files): big.csv (1.2 MB), bigger.csv (1.6 MB)",
     )
 
 
@@ -206,7 +251,7 @@ def test_notes_keep_every_limit_and_count_what_they_drop() -> None:
     notes.add("a.py: does not parse as Python")
     notes.skip("b.bin", "binary, skipped")  # joins the first note, in its place
     assert notes.done() == (
-        "2 files binary, skipped: a.bin, b.bin",
+        "binary, skipped (2 files): a.bin, b.bin",
         "a.py: does not parse as Python",
     )
 
