@@ -338,6 +338,14 @@ def _outcome(state: State) -> tuple[str, str]:
         )
     if tests is None or not state.files:
         return "unresolved", "no candidate solution could be run"
+    if tests.passed == 0 and tests.ok and tests.failed:
+        # Required are the task's own examples and the writer's checks most candidates pass:
+        # none of either, so every check that ran is a writer's most candidates contradict.
+        return "unresolved", (
+            f"the task shows no example of its own, and the test writer's {tests.failed} "
+            "check(s) fail on most candidates, so they may be wrong themselves: the code is "
+            "unverified"
+        )
     if tests.passed == 0 and tests.ok:
         return "unresolved", "no check of the task could be run against the code"
     if not state.problems:

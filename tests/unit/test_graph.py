@@ -193,6 +193,24 @@ async def test_a_check_no_candidate_agrees_with_does_not_block(fake_openai: Fake
     assert any(line.startswith("FAIL [writer] add(2, 2)") for line in report.checks)
 
 
+async def test_only_wrong_writer_checks_say_so_instead_of_that_none_ran(
+    fake_openai: FakeOpenAI,
+) -> None:
+    """Seen on `edgeswarm run "Write count_vowels(text) ..."`: the writer's two checks were
+    wrong ('Hello World' has 3 vowels, not 5), every candidate returned 3, and the report
+    said no check could be run, beside "tests: 0 passed, 2 failed"."""
+    wrong = [{"call": "add(2, 2)", "expected": "5"}, {"call": "add(1, 1)", "expected": "3"}]
+    fake_openai.script(brief(), code(GOOD_CODE), code(GOOD_CODE), suite(wrong), *audits())
+    state = await run(fake_openai, task="Write add(a, b), the sum.", candidates=2)
+    report = state.report
+    assert report is not None and report.outcome == "unresolved", report
+    assert report.reason == (
+        "the task shows no example of its own, and the test writer's 2 check(s) fail on most "
+        "candidates, so they may be wrong themselves: the code is unverified"
+    )
+    assert report.files["solution.py"] == GOOD_CODE
+
+
 async def test_candidates_that_differ_under_an_unsupported_check_search_on(
     fake_openai: FakeOpenAI,
 ) -> None:
