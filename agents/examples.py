@@ -10,7 +10,9 @@ taken: an example whose arguments or value are not Python literals is skipped, n
 from __future__ import annotations
 
 import ast
+import builtins
 import doctest
+import keyword
 import re
 
 from tools.check_runner import Check, CheckSource, EntryPoint
@@ -64,6 +66,14 @@ _STUB = re.compile(r"^\s*(?:def|class)\s+\w+", re.MULTILINE)
 _FENCE = re.compile(r"```(?:python|py)?\n(.*?)```", re.DOTALL)
 _NAMED = re.compile(r"`([A-Za-z_]\w*)\(([^`]*)\)`")
 _DEF = re.compile(r"\b(?:def|class)\s+([A-Za-z_]\w*)")
+_ASKED = re.compile(
+    r"\b(?:write|implement|define|create|add|make|code)\s+(?:(?:a|an|the|me)\s+)?"
+    r"(?:(?:python|pure|small|simple|new|async|static)\s+)*"
+    r"(?:(?:function|method|class|helper|procedure)\s+)?(?:(?:called|named)\s+)?"
+    r"([A-Za-z_]\w*)\(([^()\n]*)\)",
+    re.IGNORECASE,
+)
+"""A request in plain prose: "Write is_leap(year): ...", "Implement a class Stack()"."""
 
 
 def stub_source(statement: str) -> str | None:
@@ -86,19 +96,24 @@ def stub_source(statement: str) -> str | None:
 def entry_point_of(statement: str) -> EntryPoint | None:
     """The function or class a statement asks for: a pasted stub's, else the first named one.
 
-    Prose names it in backticks with its parameters (`` `word_count(text)` ``); a class is a
-    name that starts with a capital letter. None when the statement names nothing callable.
+    Prose names it in backticks with its parameters (`` `word_count(text)` ``), or asks for
+    it unquoted ("Write is_leap(year): ..."); a class is a name that starts with a capital
+    letter. None when the statement names nothing callable.
     """
     stub = stub_source(statement)
     if stub is not None:
         entry = _stub_entry(parse(stub))
         if entry is not None:
             return entry
-    for name, params in _NAMED.findall(statement):
-        names = tuple(p.split("=")[0].strip() for p in params.split(",") if p.strip())
-        if not all(n.isidentifier() for n in names):
-            continue
-        return EntryPoint(name, "class" if name[0].isupper() else "function", names)
+    # Backticked first (`word_count(text)`), then as users type it ("Write is_leap(year)").
+    for pattern in (_NAMED, _ASKED):
+        for name, params in pattern.findall(statement):
+            names = tuple(p.split("=")[0].strip() for p in params.split(",") if p.strip())
+            if not all(n.isidentifier() for n in names) or keyword.iskeyword(name):
+                continue
+            if pattern is _ASKED and hasattr(builtins, name):  # "add print(x) calls"
+                continue
+            return EntryPoint(name, "class" if name[0].isupper() else "function", names)
     found = _DEF.search(statement)
     if found:
         name = found[1]

@@ -23,6 +23,34 @@ def test_examples_are_read_from_a_stub_and_from_prose() -> None:
     assert statement_checks("Write `is_even(n)`: is_even(n) returns True.", None) == []
 
 
+def test_an_entry_point_asked_for_unquoted_as_users_type_it() -> None:
+    """Seen through the Python entrypoint: "Write is_leap(year): ..." was no entry point, so
+    the run waited on the researcher's brief, which named none: nothing was checked."""
+    leap = "Write is_leap(year): True for leap years, e.g. is_leap(2000) is True."
+    assert entry_point_of(leap) == EntryPoint("is_leap", "function", ("year",))
+    assert [c.label() for c in statement_checks(leap, entry_point_of(leap))] == [
+        "is_leap(2000) == True"
+    ]
+    asked = {
+        "write a python function called slugify(title, sep='-') that": (
+            "slugify",
+            ("title", "sep"),
+        ),
+        "Implement a class Stack() with push and pop.": ("Stack", ()),
+        "Please create the helper named parse_row(line, *, strict=False).": None,  # `*`
+        "Write a function that returns max(a, b) of two numbers.": None,  # not its name
+        "Add print(x) calls to trace it.": None,  # a builtin, not the code to write
+        "Write code that prints hello.": None,
+    }
+    for text, want in asked.items():
+        entry = entry_point_of(text)
+        got = None if entry is None else (entry.name, entry.parameters)
+        assert got == want, text
+    # a backticked name still comes first
+    both = "Write `area(r)`; write radius(x) later."
+    assert entry_point_of(both) == EntryPoint("area", "function", ("r",))
+
+
 def test_a_doctest_session_with_state_runs_every_earlier_line_before_a_check() -> None:
     stub = (
         "class Lot:\n"
