@@ -93,6 +93,21 @@ def stub_source(statement: str) -> str | None:
     return None
 
 
+def _positional(params: str) -> tuple[str, ...] | None:
+    """The positional parameters of a written signature, or None when it is none.
+
+    ``text: str, n=2, *, strict`` gives ``("text", "n")``; ``2 * x`` gives None.
+    """
+    try:
+        tree = parse(f"def f({params}): pass")
+    except SyntaxError:
+        return None
+    node = tree.body[0]
+    if not isinstance(node, ast.FunctionDef) or len(tree.body) != 1:  # "x): pass\ndef g(y"
+        return None
+    return tuple(a.arg for a in (*node.args.posonlyargs, *node.args.args))
+
+
 def entry_point_of(statement: str) -> EntryPoint | None:
     """The function or class a statement asks for: a pasted stub's, else the first named one.
 
@@ -108,8 +123,8 @@ def entry_point_of(statement: str) -> EntryPoint | None:
     # Backticked first (`word_count(text)`), then as users type it ("Write is_leap(year)").
     for pattern in (_NAMED, _ASKED):
         for name, params in pattern.findall(statement):
-            names = tuple(p.split("=")[0].strip() for p in params.split(",") if p.strip())
-            if not all(n.isidentifier() for n in names) or keyword.iskeyword(name):
+            names = _positional(params)
+            if names is None or keyword.iskeyword(name):
                 continue
             if pattern is _ASKED and hasattr(builtins, name):  # "add print(x) calls"
                 continue

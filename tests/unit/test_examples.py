@@ -37,7 +37,12 @@ def test_an_entry_point_asked_for_unquoted_as_users_type_it() -> None:
             ("title", "sep"),
         ),
         "Implement a class Stack() with push and pop.": ("Stack", ()),
-        "Please create the helper named parse_row(line, *, strict=False).": None,  # `*`
+        "Please create the helper named parse_row(line, *, strict=False).": (
+            "parse_row",
+            ("line",),
+        ),
+        "Write `total(prices: dict[str, int], /, rate=0.2)`.": ("total", ("prices", "rate")),
+        "Write `pick(a, b) or pick(c)`.": None,  # not a signature (and no other)
         "Write a function that returns max(a, b) of two numbers.": None,  # not its name
         "Add print(x) calls to trace it.": None,  # a builtin, not the code to write
         "Write code that prints hello.": None,
