@@ -215,15 +215,21 @@ def render(entries: Sequence[Entry]) -> str:
 
 
 def project_context(
-    root: Path | None, task: str, *, database: Path | None = None, budget_chars: int = 3500
+    root: Path | None,
+    task: str,
+    *,
+    database: Path | None = None,
+    budget_chars: int = 3500,
+    project: ProjectMap | None = None,
 ) -> ProjectContext:
     """The snippets of ``root`` and ``database`` most relevant to ``task``, within budget.
 
     Entries scoring at least a quarter of the best go in, best first; one that does not
     fit is skipped for smaller ones after it. A one-line listing of the other files follows
-    when there is room.
+    when there is room. ``project``: their map, built already (else it is built here).
     """
-    project = build_map(root, database)
+    if project is None:
+        project = build_map(root, database)
     scored = rank(project, task)
     if not scored:
         return ProjectContext(
