@@ -80,7 +80,7 @@ class Notes:
 
     Files skipped for the same reason share one note (:meth:`skip`): on a repository, one
     line per binary or oversized file buried the notes that matter (this one's 14 images
-    and 21 result files were 35 of the report's 37 notes).
+    and 20 result files were 34 of the report's 36 notes).
     """
 
     def __init__(self) -> None:
