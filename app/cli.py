@@ -432,7 +432,8 @@ def cmd_resume(args: argparse.Namespace) -> int:
         record = await store.claim(args.thread_id)
         try:  # before any model starts: readable, and at a step this graph has
             await store.has_checkpoint(record.thread_id)
-            await check_resumable(store, record)
+            if not record.finished:  # a finished run shows its stored result
+                await check_resumable(store, record)
         except BaseException:
             if not record.finished:  # left as it was, not held by this process
                 await store.interrupted(record.thread_id)
