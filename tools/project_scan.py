@@ -21,8 +21,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from pathspec import GitIgnoreSpec
-
+from tools.gitignore import GITIGNORE, GitIgnores
 from tools.workspace import MAX_FILES_SCANNED, SKIP_DIRS, SNIFF_BYTES
 
 __all__ = [
@@ -146,8 +145,8 @@ class Scan:
     """Bytes of text read so far."""
     reading: bool = True
     """False once ``MAX_TOTAL_BYTES`` is reached: later files are listed only."""
-    ignores: dict[str, GitIgnoreSpec] = field(default_factory=dict)
-    """The rules of each ``.gitignore`` read so far, by its folder (relative posix path)."""
+    ignores: GitIgnores = field(default_factory=GitIgnores)
+    """The rules of the ``.gitignore`` files read so far."""
     other_bytes_read: int = 0
     """Bytes of data files and docs read so far."""
     reading_other: bool = True
@@ -204,8 +203,8 @@ def walk(scan: Scan) -> Iterator[tuple[str, str]]:
         scan.base, onerror=unreadable, follow_symlinks=False
     ):
         rel_dir = _relative(dirpath, scan.base)
-        if GITIGNORE in filenames:
-            _read_gitignore(dirfd, rel_dir, scan)
+        if GITIGNORE in filenames and (note := scan.ignores.read(rel_dir, dirfd)):
+            scan.notes.add(note)
         dirnames[:] = _directories_to_enter(dirnames, dirfd, dirpath, rel_dir, scan)
         for name in sorted(filenames):
             if name.startswith(".") and not name.startswith(".env"):
@@ -213,58 +212,11 @@ def walk(scan: Scan) -> Iterator[tuple[str, str]]:
             if _bound_reached(scan):
                 return
             rel = _join(rel_dir, name)
-            if _ignored(scan, rel):
+            if scan.ignores.ignored(rel):
                 scan.notes.skip(rel, "left out, as .gitignore says")
                 continue
             if (text := _visit(name, dirpath, rel, dirfd, scan)) is not None:
                 yield rel, text
-
-
-GITIGNORE = ".gitignore"
-_GITIGNORE_BYTES = 256_000
-
-
-def _read_gitignore(dirfd: int, rel_dir: str, scan: Scan) -> None:
-    """Keep the rules of the ``.gitignore`` in ``rel_dir`` (a regular file, not a symlink).
-
-    The project is what git tracks: build output, generated data and local files its
-    ``.gitignore`` names are not its code (aider's repo map lists only git's files).
-    """
-    where = _join(rel_dir, GITIGNORE)
-    try:
-        fd = os.open(GITIGNORE, _OPEN_FLAGS, dir_fd=dirfd)
-    except OSError as exc:
-        scan.notes.add(f"{where}: not read ({exc.strerror}), its rules not applied")
-        return
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return
-        data = _read_up_to(fd, _GITIGNORE_BYTES)
-    except OSError as exc:
-        scan.notes.add(f"{where}: not read ({exc.strerror}), its rules not applied")
-        return
-    finally:
-        os.close(fd)
-    lines = data.decode("utf-8-sig", errors="replace").splitlines()
-    try:
-        scan.ignores[rel_dir] = GitIgnoreSpec.from_lines(lines)
-    except (ValueError, TypeError) as exc:  # a pattern pathspec cannot compile
-        scan.notes.add(f"{where}: its rules not applied ({exc})")
-
-
-def _ignored(scan: Scan, rel: str, *, directory: bool = False) -> bool:
-    """Whether git would ignore ``rel``: the deepest ``.gitignore`` with a rule for it decides."""
-    verdict = False
-    parts = rel.split("/")
-    for depth in range(len(parts)):
-        spec = scan.ignores.get("/".join(parts[:depth]))
-        if spec is None:
-            continue
-        below = "/".join(parts[depth:]) + ("/" if directory else "")
-        include = spec.check_file(below).include
-        if include is not None:
-            verdict = include
-    return verdict
 
 
 def _relative(path: str, base: str) -> str:
@@ -287,7 +239,7 @@ def _directories_to_enter(
     for name in sorted(dirnames, key=lambda d: (d.lower() in LATER_DIRS, d)):
         if name in _SKIP or name.startswith("."):
             continue
-        if _ignored(scan, _join(rel_dir, name), directory=True):
+        if scan.ignores.ignored(_join(rel_dir, name), directory=True):
             scan.notes.skip(_join(rel_dir, name) + "/", "left out, as .gitignore says")
             continue
         try:

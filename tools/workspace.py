@@ -23,6 +23,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from tools.gitignore import GITIGNORE, GitIgnores
+
 __all__ = [
     "ReadArgs",
     "ReadResult",
@@ -243,18 +245,34 @@ def _compile(query: str, *, regex: bool, case_sensitive: bool) -> re.Pattern[str
 
 
 def _walk(base: Path, globs: Sequence[str]) -> Iterator[tuple[str, Path]]:
-    """Yield (relative posix path, resolved path) of files inside ``base``, sorted."""
-    for dirpath, dirnames, filenames in os.walk(base, followlinks=False):
-        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS)
+    """Yield (relative posix path, resolved path) of files inside ``base``, sorted.
+
+    What the workspace's ``.gitignore`` files name is left out, as the project map leaves it.
+    """
+    ignores = GitIgnores()
+    for dirpath, dirnames, filenames, dirfd in os.fwalk(base, follow_symlinks=False):
+        rel_dir = Path(dirpath).relative_to(base).as_posix()
+        rel_dir = "" if rel_dir == "." else rel_dir
+        if GITIGNORE in filenames:
+            ignores.read(rel_dir, dirfd)  # unreadable rules: nothing left out
+        dirnames[:] = sorted(
+            d
+            for d in dirnames
+            if d not in SKIP_DIRS and not ignores.ignored(_join(rel_dir, d), directory=True)
+        )
         for name in sorted(filenames):
             full = Path(dirpath) / name
             rel = full.relative_to(base).as_posix()
-            if globs and not _glob_match(rel, globs):
+            if ignores.ignored(rel) or (globs and not _glob_match(rel, globs)):
                 continue
             real = Path(os.path.realpath(full))
             # A symlink may point anywhere; only keep it if it stays inside the root.
             if real.is_relative_to(base):
                 yield rel, real
+
+
+def _join(rel_dir: str, name: str) -> str:
+    return f"{rel_dir}/{name}" if rel_dir else name
 
 
 def _glob_match(rel: str, globs: Sequence[str]) -> bool:

@@ -56,6 +56,19 @@ def test_symlink_out_is_refused_for_read_and_skipped_by_search(root: Path) -> No
     assert {m.path for m in inside.matches} == {"docs/guide.md", "docs/inside_link.md"}
 
 
+def test_search_leaves_out_what_a_gitignore_names(root: Path) -> None:
+    (root / "build_out").mkdir()
+    (root / "build_out" / "gen.py").write_text("hello from generated code\n")
+    (root / "run.log").write_text("hello from a log\n")
+    (root / "keep.log").write_text("hello kept\n")
+    (root / ".gitignore").write_text("build_out/\n*.log\n!keep.log\n")
+    (root / "docs" / ".gitignore").write_text("guide.md\n")
+    found = {m.path for m in search_workspace(root, "hello").matches}
+    assert found == {"src/pkg/core.py", "keep.log"}
+    # a file is still read by its path: the rules narrow the search, not what may be read
+    assert "hello" in read_workspace_file(root, "run.log").content
+
+
 def test_literal_search_finds_lines(root: Path) -> None:
     result = search_workspace(root, "hello")
     found = {(m.path, m.line_number) for m in result.matches}
