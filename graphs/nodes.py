@@ -338,7 +338,9 @@ def _outcome(state: State) -> tuple[str, str]:
         )
     if tests is None or not state.files:
         return "unresolved", "no candidate solution could be run"
-    if tests.passed == 0 and tests.ok and tests.failed:
+    if tests.passed == 0 and tests.ok:
+        if not tests.failed:
+            return "unresolved", "no check of the task could be run against the code"
         # Required are the task's own examples and the writer's checks most candidates pass:
         # none of either, so every check that ran is a writer's most candidates contradict.
         return "unresolved", (
@@ -346,8 +348,6 @@ def _outcome(state: State) -> tuple[str, str]:
             "check(s) fail on most candidates, so they may be wrong themselves: the code is "
             "unverified"
         )
-    if tests.passed == 0 and tests.ok:
-        return "unresolved", "no check of the task could be run against the code"
     if not state.problems:
         return "approved", "the checks pass and no tool found a blocking problem"
     rounds = f"{state.revision} revision(s)"

@@ -22,7 +22,13 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from tools.gitignore import GITIGNORE, GitIgnores
-from tools.workspace import MAX_FILES_SCANNED, SKIP_DIRS, SNIFF_BYTES
+from tools.workspace import (
+    MAX_FILES_SCANNED,
+    SKIP_DIRS,
+    SNIFF_BYTES,
+    join_path,
+    relative_path,
+)
 
 __all__ = [
     "COUNT_CAP",
@@ -196,13 +202,13 @@ def walk(scan: Scan) -> Iterator[tuple[str, str]]:
     """
 
     def unreadable(error: OSError) -> None:
-        scan.notes.add(f"{_relative(str(error.filename), scan.base)}: not readable")
+        scan.notes.add(f"{relative_path(str(error.filename), scan.base)}: not readable")
 
     # Returning drops the generator, which closes the directory descriptors it holds.
     for dirpath, dirnames, filenames, dirfd in os.fwalk(
         scan.base, onerror=unreadable, follow_symlinks=False
     ):
-        rel_dir = _relative(dirpath, scan.base)
+        rel_dir = relative_path(dirpath, scan.base)
         if GITIGNORE in filenames and (note := scan.ignores.read(rel_dir, dirfd)):
             scan.notes.add(note)
         dirnames[:] = _directories_to_enter(dirnames, dirfd, dirpath, rel_dir, scan)
@@ -211,21 +217,12 @@ def walk(scan: Scan) -> Iterator[tuple[str, str]]:
                 continue
             if _bound_reached(scan):
                 return
-            rel = _join(rel_dir, name)
+            rel = join_path(rel_dir, name)
             if scan.ignores.ignored(rel):
                 scan.notes.skip(rel, "left out, as .gitignore says")
                 continue
             if (text := _visit(name, dirpath, rel, dirfd, scan)) is not None:
                 yield rel, text
-
-
-def _relative(path: str, base: str) -> str:
-    rel = os.path.relpath(path, base)
-    return "" if rel == "." else rel.replace(os.sep, "/")
-
-
-def _join(rel_dir: str, name: str) -> str:
-    return f"{rel_dir}/{name}" if rel_dir else name
 
 
 def _inside(real: str, base: str) -> bool:
@@ -239,8 +236,9 @@ def _directories_to_enter(
     for name in sorted(dirnames, key=lambda d: (d.lower() in LATER_DIRS, d)):
         if name in _SKIP or name.startswith("."):
             continue
-        if scan.ignores.ignored(_join(rel_dir, name), directory=True):
-            scan.notes.skip(_join(rel_dir, name) + "/", "left out, as .gitignore says")
+        rel = join_path(rel_dir, name)
+        if scan.ignores.ignored(rel, directory=True):
+            scan.notes.skip(f"{rel}/", "left out, as .gitignore says")
             continue
         try:
             link = stat.S_ISLNK(os.stat(name, dir_fd=dirfd, follow_symlinks=False).st_mode)
@@ -249,9 +247,7 @@ def _directories_to_enter(
         if not link:
             keep.append(name)
         elif not _inside(os.path.realpath(os.path.join(dirpath, name)), scan.base):
-            scan.notes.add(
-                f"{_join(rel_dir, name)}: a symlink leading out of the workspace, skipped"
-            )
+            scan.notes.add(f"{rel}: a symlink leading out of the workspace, skipped")
     return keep
 
 

@@ -32,7 +32,9 @@ __all__ = [
     "SearchMatch",
     "SearchResult",
     "WorkspaceError",
+    "join_path",
     "read_workspace_file",
+    "relative_path",
     "resolve_in_root",
     "search_workspace",
 ]
@@ -251,27 +253,32 @@ def _walk(base: Path, globs: Sequence[str]) -> Iterator[tuple[str, Path]]:
     """
     ignores = GitIgnores()
     for dirpath, dirnames, filenames, dirfd in os.fwalk(base, follow_symlinks=False):
-        rel_dir = Path(dirpath).relative_to(base).as_posix()
-        rel_dir = "" if rel_dir == "." else rel_dir
+        rel_dir = relative_path(dirpath, str(base))
         if GITIGNORE in filenames:
             ignores.read(rel_dir, dirfd)  # unreadable rules: nothing left out
         dirnames[:] = sorted(
             d
             for d in dirnames
-            if d not in SKIP_DIRS and not ignores.ignored(_join(rel_dir, d), directory=True)
+            if d not in SKIP_DIRS and not ignores.ignored(join_path(rel_dir, d), directory=True)
         )
         for name in sorted(filenames):
-            full = Path(dirpath) / name
-            rel = full.relative_to(base).as_posix()
+            rel = join_path(rel_dir, name)
             if ignores.ignored(rel) or (globs and not _glob_match(rel, globs)):
                 continue
-            real = Path(os.path.realpath(full))
+            real = Path(os.path.realpath(Path(dirpath) / name))
             # A symlink may point anywhere; only keep it if it stays inside the root.
             if real.is_relative_to(base):
                 yield rel, real
 
 
-def _join(rel_dir: str, name: str) -> str:
+def relative_path(path: str, base: str) -> str:
+    """``path`` as a posix path relative to the root ``base``: "" for the root itself."""
+    rel = os.path.relpath(path, base)
+    return "" if rel == "." else rel.replace(os.sep, "/")
+
+
+def join_path(rel_dir: str, name: str) -> str:
+    """The workspace path of ``name`` in the folder ``rel_dir`` ("" for the root)."""
     return f"{rel_dir}/{name}" if rel_dir else name
 
 
