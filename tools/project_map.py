@@ -556,13 +556,16 @@ def _rst_headings(lines: list[str]) -> list[tuple[int, str]]:
 
 
 def _database_entries(label: str, path: str, deadline: float, notes: Notes) -> list[Entry]:
-    """One entry per table and view: its CREATE statement and a few rows."""
+    """One entry per table and view: its CREATE statement, a few rows, its code columns' values."""
     return [_table_entry(label, table) for table in read_tables(label, path, deadline, notes)]
 
 
 def _table_entry(label: str, table: Table) -> Entry:
     if table.error is None:
-        sample = _sample_text(table.rows, table.total)
+        sample = _sample_text(table.rows, table.total) + "".join(
+            f"\n-- {column} is one of: {', '.join(repr(v) for v in values)}"
+            for column, values in table.codes
+        )
     else:
         sample = f"-- rows not readable ({table.error})"
     shown = _view_text(table) if table.kind == "view" else _bound(table.sql, _SECTION_CHARS)

@@ -24,12 +24,13 @@ __all__ = ["ProjectContext", "project_context", "rank", "render"]
 
 @dataclass(frozen=True)
 class ProjectContext:
-    """The part of a map that fits a prompt, best first."""
+    """The part of a map that fits a prompt."""
 
     text: str
-    """Rendered snippets within the budget, then a listing of other files; "" if none fit."""
+    """A listing of the other files, then the snippets within the budget, the best last
+    (nearest the task that follows them); "" if none fit."""
     used: tuple[str, ...]
-    """``path:name`` of each entry shown, in order."""
+    """``path:name`` of each entry shown, best first."""
     notes: tuple[str, ...]
     """The map's notes (skips, errors)."""
     imports: str = ""
@@ -224,9 +225,17 @@ def project_context(
 ) -> ProjectContext:
     """The snippets of ``root`` and ``database`` most relevant to ``task``, within budget.
 
-    Entries scoring at least a quarter of the best go in, best first; one that does not
-    fit is skipped for smaller ones after it. A one-line listing of the other files follows
-    when there is room. ``project``: their map, built already (else it is built here).
+    Entries scoring at least a quarter of the best are chosen best first; one that does not
+    fit is skipped for smaller ones after it. A one-line listing of the other files opens the
+    text when there is room; the snippets follow it, the best last, where the task follows.
+    The prompt puts the task right after them, and the 0.5B coder leans on what it read
+    last: measured on the dev split of bench/tasks-project (27 tasks, plain and stub prompts,
+    greedy and 2 samples at 0.4, ``python -m bench.sampling``), best first solved 5.5 tasks
+    an answer on average and 5 with any answer; best last 10 and 7 (22_is_cancelled,
+    29_fines_total, 17_apply_coupon, 04_parse_nights, 07_final_exam_grade new; 02, 10 and
+    20 lost). Best first, the answers often copied the last, weakest snippet (a ledger class
+    beside a task about tax rates). ``project``: their map, built already (else it is
+    built here).
     """
     if project is None:
         project = build_map(root, database)
@@ -240,10 +249,10 @@ def project_context(
     ranked = [entry for score, entry in scored if score >= floor]
     reserve = min(_LISTING_CHARS, budget_chars // 8) + 2 if len(project.files) > 1 else 0
     chosen = _fit(ranked, budget_chars - reserve)
-    text = render(chosen)
+    text = render(chosen[::-1])
     room = budget_chars - len(text) - (2 if text else 0)
     if listing := _other_files(project.files, chosen, room):
-        text = f"{text}\n\n{listing}" if text else listing
+        text = f"{listing}\n\n{text}" if text else listing
     used = tuple(f"{entry.path}:{entry.name}" for entry in chosen)
     return ProjectContext(
         text=text,

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import sqlite3
 import stat
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -78,6 +79,12 @@ _MAX_TABLES = 100
 _DB_TIME_S = 1.5
 _TABLE_TIME_S = 0.25
 _SAMPLE_ROWS = 3
+_CODE_SCAN_ROWS = 2000
+"""Rows of a table read to find its code columns' values (:func:`_codes`)."""
+_MAX_CODES = 6
+"""A column with more values than this is no code column."""
+_CODE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,11}")
+"""What a code looks like: one short token (``CXL``, ``NSH``, ``ret-ok``), never a name."""
 
 
 class Notes:
@@ -177,6 +184,9 @@ class Table:
     """How many rows it has, up to ``COUNT_CAP + 1``."""
     error: str | None = None
     """Why the rows could not be read (then ``rows`` is empty); ``None`` if they were."""
+    codes: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """Its code columns and every value each holds (:func:`_codes`), e.g. ``('ord_stat',
+    ('CXL', 'PCK', 'SHP'))``."""
 
 
 def workspace_base(root: Path, notes: Notes) -> str | None:
@@ -377,8 +387,9 @@ def read_tables(label: str, path: str, deadline: float, notes: Notes) -> list[Ta
             ).fetchall()
             if len(objects) > _MAX_TABLES:
                 notes.add(f"{label}: over {_MAX_TABLES} tables, the first {_MAX_TABLES} mapped")
+            keys = _key_columns(conn, [str(name) for kind, name, _ in objects if kind == "table"])
             return [
-                _read_table(conn, str(kind), str(name), str(sql or ""), until)
+                _read_table(conn, str(kind), str(name), str(sql or ""), until, keys)
                 for kind, name, sql in objects[:_MAX_TABLES]
             ]
     except sqlite3.Error as exc:
@@ -404,7 +415,26 @@ def _limit_time(conn: sqlite3.Connection, deadline: float) -> None:
     conn.set_progress_handler(lambda: int(time.monotonic() > deadline), 1000)
 
 
-def _read_table(conn: sqlite3.Connection, kind: str, name: str, sql: str, until: float) -> Table:
+def _key_columns(conn: sqlite3.Connection, tables: Sequence[str]) -> frozenset[str]:
+    """The names of the tables' primary-key columns: a column of that name holds keys."""
+    found: set[str] = set()
+    for table in tables[:_MAX_TABLES]:
+        try:
+            rows = conn.execute("SELECT name FROM pragma_table_info(?) WHERE pk > 0", (table,))
+            found.update(str(name).lower() for (name,) in rows.fetchall())
+        except sqlite3.Error:
+            continue
+    return frozenset(found)
+
+
+def _read_table(
+    conn: sqlite3.Connection,
+    kind: str,
+    name: str,
+    sql: str,
+    until: float,
+    keys: frozenset[str] = frozenset(),
+) -> Table:
     """A table's first rows and row count; each table has a share of the time."""
     _limit_time(conn, min(until, time.monotonic() + _TABLE_TIME_S))
     quoted = '"' + name.replace('"', '""') + '"'
@@ -418,4 +448,51 @@ def _read_table(conn: sqlite3.Connection, kind: str, name: str, sql: str, until:
         ).fetchone()
     except sqlite3.Error as exc:
         return Table(kind, name, sql, tuple(columns), (), 0, str(exc))
-    return Table(kind, name, sql, tuple(columns), tuple(tuple(row) for row in rows), int(total))
+    shown = tuple(tuple(row) for row in rows)
+    scanned = min(int(total), _CODE_SCAN_ROWS)
+    coded = [c for c in columns if c.lower() not in keys]
+    codes = _codes(conn, quoted, columns, coded, shown, scanned) if kind == "table" else ()
+    return Table(kind, name, sql, tuple(columns), shown, int(total), codes=codes)
+
+
+def _codes(
+    conn: sqlite3.Connection,
+    quoted: str,
+    columns: Sequence[str],
+    candidates: Sequence[str],
+    rows: Sequence[Sequence[object]],
+    scanned: int,
+) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The table's code columns, each with every value it holds, sorted.
+
+    A status column's meaning is in its values: ``'CXL'`` for cancelled, ``'NSH'`` for a
+    patient who did not come. Three sample rows show one or two of them, and a task's word
+    ("cancelled") must be matched to one the model has seen. A code column: its sampled
+    values are short tokens (:data:`_CODE`), at most :data:`_MAX_CODES` distinct ones among
+    the first :data:`_CODE_SCAN_ROWS` rows, and they repeat (fewer values than rows, so no
+    key or name). ``candidates``: the columns that may be one (no key column's name). A column
+    that cannot be read within the table's time is left out.
+    """
+    found: list[tuple[str, tuple[str, ...]]] = []
+    for index, column in enumerate(columns):
+        if column not in candidates:
+            continue
+        sampled = [row[index] for row in rows if index < len(row)]
+        if not sampled or not all(isinstance(v, str) and _CODE.fullmatch(v) for v in sampled):
+            continue
+        name = '"' + column.replace('"', '""') + '"'
+        try:
+            values = conn.execute(
+                f"SELECT DISTINCT {name} FROM (SELECT {name} FROM {quoted} "  # noqa: S608
+                f"LIMIT {_CODE_SCAN_ROWS}) LIMIT {_MAX_CODES + 1}"
+            ).fetchall()
+        except sqlite3.Error:
+            continue
+        held = [v for (v,) in values]
+        if (
+            len(held) <= _MAX_CODES
+            and len(held) < scanned
+            and all(isinstance(v, str) and _CODE.fullmatch(v) for v in held)
+        ):
+            found.append((column, tuple(sorted(held))))
+    return tuple(found)

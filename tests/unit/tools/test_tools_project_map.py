@@ -151,6 +151,42 @@ def test_database_tables_show_create_and_sample_rows(tmp_path: Path) -> None:
         assert conn.execute("SELECT count(*) FROM ord_ln").fetchone() == (7,)
 
 
+def test_a_code_column_shows_every_value_it_holds(tmp_path: Path) -> None:
+    db = table_db(tmp_path / "shop.db")
+    project = build_map(None, db)
+    lines = entry_of(project, "shop.db", "ord_ln")
+    # 'CXL' is in the third sample row only by chance; the task says "cancelled"
+    assert lines.text.splitlines()[-1] == "-- stat_cd is one of: 'CXL', 'OK'"
+    # sku names the key of sku_master; ord_hdr's two statuses never repeat: no code shown
+    assert "sku is one of" not in lines.text
+    assert "is one of" not in entry_of(project, "shop.db", "ord_hdr").text
+    assert "is one of" not in entry_of(project, "shop.db", "open_lines").text  # views: not run
+
+
+def test_names_free_text_and_many_values_are_no_code(tmp_path: Path) -> None:
+    db = tmp_path / "visits.db"
+    with sqlite3.connect(db) as conn:
+        conn.execute("CREATE TABLE visit (id INTEGER, who TEXT, dr TEXT, room TEXT, st TEXT)")
+        conn.executemany(
+            "INSERT INTO visit VALUES (?, ?, ?, ?, ?)",
+            [
+                (
+                    i,
+                    "Ada Lovelace" if i % 2 else "Bo Li",
+                    f"D{i % 7}",
+                    f"R{i}",
+                    "NSH" if i % 4 else "CMP",
+                )
+                for i in range(40)
+            ],
+        )
+    text = entry_of(build_map(None, db), "visits.db", "visit").text
+    assert text.splitlines()[-1] == "-- st is one of: 'CMP', 'NSH'"
+    assert "who is one of" not in text  # names have spaces: never a code
+    assert "dr is one of" not in text  # 7 values: more than a status has
+    assert "room is one of" not in text  # every value once: a key, not a code
+
+
 def test_given_database_outside_the_workspace_is_read_workspace_dbs_too(
     shop: Path, tmp_path: Path
 ) -> None:

@@ -62,14 +62,20 @@ def test_referenced_helper_constant_and_file_are_pulled_in(shop: Path) -> None:
     assert ranked[:2] == ["orders.py:load_shipping", "config/shipping.toml:shipping.toml"]
 
 
-def test_context_is_rendered_best_first_within_budget(shop: Path) -> None:
+def test_context_is_rendered_best_last_within_budget(shop: Path) -> None:
     task = "Use the project's round_cents helper to price the sales lines in data/sales.txt"
     context = project_context(shop, task)
-    assert context.text.startswith("# ")
+    assert context.text.startswith("Other files: ")
     assert context.used[0] in {"pricing.py:round_cents", "data/sales.txt:sales.txt"}
     assert "pricing.py:round_cents" in context.used and "data/sales.txt:sales.txt" in context.used
     assert "def round_cents(amount: float) -> float:" in context.text
-    assert context.text.splitlines()[-1].startswith("Other files: ")
+    # The best snippet is the last, nearest the task; the others precede it, worst first.
+    snippets = context.text.split("\n\n# ")[1:]
+    assert len(snippets) == len(context.used)
+    firsts = [snippet.splitlines()[0] for snippet in snippets]
+    assert firsts[-1] == context.used[0].partition(":")[0] or firsts[-1].startswith(
+        context.used[0].partition(":")[0] + " "
+    )
     for budget in (0, 60, 200, 500, 900, 3500):
         small = project_context(shop, task, budget_chars=budget)
         assert len(small.text) <= budget
@@ -120,11 +126,11 @@ def test_an_entry_too_big_for_the_budget_gives_way_to_a_smaller_one_after_it(
     roomy = project_context(tmp_path, task)
     assert roomy.used == ("shipping_rates.csv:shipping_rates.csv", "shipping.toml:shipping.toml")
     # other.txt scores under a quarter of the best: listed, never shown
-    assert roomy.text.splitlines()[-1] == "Other files: other.txt"
+    assert roomy.text.splitlines()[0] == "Other files: other.txt"
     tight = project_context(tmp_path, task, budget_chars=800)
     assert tight.used == ("shipping.toml:shipping.toml",)
-    assert tight.text.startswith("# shipping.toml\n[rates]\neu = 4.50\n") and len(tight.text) <= 800
-    assert tight.text.splitlines()[-1] == "Other files: other.txt, shipping_rates.csv"
+    assert "\n\n# shipping.toml\n[rates]\neu = 4.50\n" in tight.text and len(tight.text) <= 800
+    assert tight.text.splitlines()[0] == "Other files: other.txt, shipping_rates.csv"
 
 
 def test_import_lines_name_each_module_once_in_the_order_shown() -> None:
