@@ -507,7 +507,8 @@ def project_listing(workspace: Path | None, database: Path | None = None) -> str
     """The whole project as a user pastes it before a task (the ``plain+files`` arm).
 
     Every text file of the workspace in full under its path, and the database's tables,
-    each with its CREATE statement and three rows (:func:`tools.project_map.build_map`).
+    each with its CREATE statement, three rows and its code columns' values, as the swarm's
+    map shows them (:func:`tools.project_map.build_map`).
     """
     parts = ["Here are the files of my project:"]
     project = ProjectFiles.scan(workspace)

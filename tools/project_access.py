@@ -215,9 +215,10 @@ def record_shape(text: str) -> RecordShape | None:
     """The records' separator and a typical record; None when no separator is regular.
 
     A separator counts when at least four in five records (lines neither empty nor comments)
-    hold it; the record shown has the most common field count, the most common first field
-    (the kind of a tagged record) and, if one does, a digit (a CSV header names its columns,
-    not their values).
+    hold it, or all but two, at least three (a short file framed by a header and a trailer:
+    ``TERM 2024-1``, five ``NOTE;MAT;S-1042;87``, ``END 5``); the record shown has the most
+    common field count, the most common first field (the kind of a tagged record) and, if
+    one does, a digit (a CSV header names its columns, not their values).
     """
     lines = text.splitlines()
     records = [line for line in lines if line.strip() and not line.startswith("#")]
@@ -225,7 +226,8 @@ def record_shape(text: str) -> RecordShape | None:
         return None
     for sep in DELIMITERS:
         counts = [line.count(sep) for line in records if sep in line]
-        if len(counts) * 5 < len(records) * 4:
+        framed = len(counts) >= 3 and len(counts) >= len(records) - 2  # a header and a trailer
+        if len(counts) * 5 < len(records) * 4 and not framed:
             continue
         common = max(sorted(set(counts)), key=counts.count)
         typical = [r for r in records if r.count(sep) == common]
@@ -260,7 +262,19 @@ def record_access(shape: RecordShape | None) -> list[str]:
     if shape.kinds:
         kinds = ", ".join(f"{tag!r} {count}" for tag, count in shape.kinds)
         lines.append(f"#   record kinds, fields[0]: {kinds}")
+    if len(shape.fields) <= 12:
+        parts = ", ".join(_written(field) for field in shape.fields)
+        whole = shape.sep.join(shape.fields)
+        lines.append(f"#   write one: {sep}.join([{parts}]) -> {whole!r}"[:600])
     return lines
+
+
+def _written(value: str) -> str:
+    """A field as code that writes it: ``str(450)`` for a whole number, else the text."""
+    number = _number(value.strip())
+    if isinstance(number, int) and str(number) == value:
+        return f"str({number})"
+    return json.dumps(value, ensure_ascii=False)
 
 
 def _leaves(value: object, keys: tuple[Key, ...]) -> Iterator[Leaf]:

@@ -252,6 +252,10 @@ def test_a_file_of_records_without_a_header_is_split_one_line_at_a_time() -> Non
         "fields[3] -> 'P-0088'"
     )
     assert lines[3] == "#   record kinds, fields[0]: 'CKO' 2, 'CKI' 1, 'RNW' 1"
+    assert lines[4] == (
+        '#   write one: "|".join(["CKO", str(20240301), str(31000123), "P-0088"])'
+        " -> 'CKO|20240301|31000123|P-0088'"
+    )
     # every expression shown gives its value on the record it was taken from
     line = "CKO|20240301|31000123|P-0088\n"
     scope: dict[str, object] = {"line": line}
@@ -259,6 +263,23 @@ def test_a_file_of_records_without_a_header_is_split_one_line_at_a_time() -> Non
     for part in lines[2].removeprefix("#   ").split("; "):
         expression, shown = part.split(" -> ")
         assert repr(eval(expression, scope)) == shown
+    # and the line written back is the record
+    written, shown = lines[4].removeprefix("#   write one: ").split(" -> ")
+    assert repr(eval(written)) == shown == repr(line.rstrip("\n"))
+
+
+def test_a_short_file_framed_by_a_header_and_a_trailer_has_a_shape() -> None:
+    report = "TERM 2024-1 Nord\nNOTE;MAT;S-1042;87\nNOTE;ENG;S-1042;74\nNOTE;MAT;S-1077;91\nEND 3\n"
+    shape = record_shape(report)  # three of five lines hold ';': under four in five
+    assert (
+        shape is not None and shape.sep == ";" and shape.fields == ["NOTE", "MAT", "S-1042", "87"]
+    )
+    assert record_access(shape)[-1] == (
+        '#   write one: ";".join(["NOTE", "MAT", "S-1042", str(87)]) -> \'NOTE;MAT;S-1042;87\''
+    )
+    # two lines of five are not enough, nor one of three
+    assert record_shape("TERM 1\nNOTE;MAT;87\nNOTE;ENG;74\nEND 2\nbye\n") is None
+    assert record_shape("a\nb;c\nd\n") is None
 
 
 def test_ids_and_times_with_leading_zeros_stay_text() -> None:
