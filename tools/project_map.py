@@ -60,6 +60,7 @@ __all__ = [
     "ProjectMap",
     "build_map",
     "tokens",
+    "without_code_lines",
 ]
 
 EntryKind = Literal["python", "config", "data", "doc", "database"]
@@ -563,8 +564,7 @@ def _database_entries(label: str, path: str, deadline: float, notes: Notes) -> l
 def _table_entry(label: str, table: Table) -> Entry:
     if table.error is None:
         sample = _sample_text(table.rows, table.total) + "".join(
-            f"\n-- {column} is one of: {', '.join(repr(v) for v in values)}"
-            for column, values in table.codes
+            "\n" + _code_line(column, values) for column, values in table.codes
         )
     else:
         sample = f"-- rows not readable ({table.error})"
@@ -579,6 +579,20 @@ def _table_entry(label: str, table: Table) -> Entry:
         body,
         defines=frozenset({table.name}),
         refs=joins,
+    )
+
+
+def _code_line(column: str, values: Sequence[str]) -> str:
+    return f"-- {column}{_CODES} {', '.join(repr(v) for v in values)}"
+
+
+_CODES = " is one of:"
+
+
+def without_code_lines(text: str) -> str:
+    """A table's snippet without its code columns' values: the schema and rows alone."""
+    return "\n".join(
+        line for line in text.split("\n") if not (line.startswith("-- ") and _CODES in line)
     )
 
 

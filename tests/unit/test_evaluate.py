@@ -15,7 +15,9 @@ from graphs.llm import GRAMMARS
 from graphs.roles import every_role
 from tests.fakes import FakeOpenAI
 from tests.support.scripts import BAD_CODE, GOOD_CODE, brief, code, round_steps
+from tests.support.shop_project import table_db
 from tests.support.tasks import HIDDEN, task_set
+from tools.project_map import build_map
 
 
 def fake_context(fake: FakeOpenAI, **overrides: object) -> Context:
@@ -239,3 +241,18 @@ def test_eval_command_rejects_bad_input_with_exit_2(
 ) -> None:
     assert main(["eval", "--base-url", "http://127.0.0.1:9/v1", *extra]) == EXIT_USAGE
     assert message in capsys.readouterr().err
+
+
+def test_plain_files_gets_each_table_with_three_rows_not_the_maps_code_values(
+    tmp_path: Path,
+) -> None:
+    db = table_db(tmp_path / "shop.db")
+    listing = evaluate.project_listing(None, db)
+    assert (
+        "CREATE TABLE ord_ln (ord_no INTEGER, sku TEXT, qty_shipped INTEGER, stat_cd TEXT)"
+        in listing
+    )
+    assert "-- 3 of 7 rows:\n(1, 'SKU-1', 2, 'OK')" in listing
+    assert "is one of" not in listing  # the swarm's map shows "-- stat_cd is one of: 'CXL', 'OK'"
+    mapped = {e.name: e.text for e in build_map(None, db).entries}
+    assert "-- stat_cd is one of: 'CXL', 'OK'" in mapped["ord_ln"]
