@@ -83,8 +83,9 @@ _CODE_SCAN_ROWS = 2000
 """Rows of a table read to find its code columns' values (:func:`_codes`)."""
 _MAX_CODES = 6
 """A column with more values than this is no code column."""
-_CODE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,11}")
-"""What a code looks like: one short token (``CXL``, ``NSH``, ``ret-ok``), never a name."""
+_CODE = re.compile(r"(?=[^A-Za-z]*[A-Za-z])[A-Za-z0-9][A-Za-z0-9_.-]{0,11}")
+"""What a code looks like: one short token with a letter (``CXL``, ``NSH``, ``ret-ok``),
+never a name, and never a date or a number kept as text (``20230411``)."""
 
 
 class Notes:

@@ -166,9 +166,11 @@ def test_a_code_column_shows_every_value_it_holds(tmp_path: Path) -> None:
 def test_names_free_text_and_many_values_are_no_code(tmp_path: Path) -> None:
     db = tmp_path / "visits.db"
     with sqlite3.connect(db) as conn:
-        conn.execute("CREATE TABLE visit (id INTEGER, who TEXT, dr TEXT, room TEXT, st TEXT)")
+        conn.execute(
+            "CREATE TABLE visit (id INTEGER, who TEXT, dr TEXT, room TEXT, st TEXT, ymd TEXT)"
+        )
         conn.executemany(
-            "INSERT INTO visit VALUES (?, ?, ?, ?, ?)",
+            "INSERT INTO visit VALUES (?, ?, ?, ?, ?, ?)",
             [
                 (
                     i,
@@ -176,6 +178,7 @@ def test_names_free_text_and_many_values_are_no_code(tmp_path: Path) -> None:
                     f"D{i % 7}",
                     f"R{i}",
                     "NSH" if i % 4 else "CMP",
+                    f"2024010{i % 3}",
                 )
                 for i in range(40)
             ],
@@ -185,6 +188,7 @@ def test_names_free_text_and_many_values_are_no_code(tmp_path: Path) -> None:
     assert "who is one of" not in text  # names have spaces: never a code
     assert "dr is one of" not in text  # 7 values: more than a status has
     assert "room is one of" not in text  # every value once: a key, not a code
+    assert "ymd is one of" not in text  # three dates kept as text: no letter, no code
 
 
 def test_given_database_outside_the_workspace_is_read_workspace_dbs_too(
