@@ -20,14 +20,23 @@ A name is imported only when it is used, bound nowhere in the module (scopes are
 the project's own definitions first (``symbols``: name -> import line, from the project map),
 then a fixed table of standard-library modules and names. A module with ``import *`` or that
 does not compile is left as it is.
+
+**The view it made again** (:func:`without_existing_creates`). Shown a saved query of the
+database as the snippet right before the task, the 0.5B coder opens its answer by creating
+it: ``cursor.execute("CREATE VIEW book_sales AS ...")``, then queries it correctly. The
+database has the view already, so the answer fails (``view book_sales already exists``):
+measured on ``make demo``'s task, 4 runs of 4 failed so, every candidate written that way.
+A statement that creates a table or view the project's database already holds is dropped
+(it could only fail, or do nothing); nothing else is.
 """
 
 from __future__ import annotations
 
 import ast
 import builtins
+import re
 import symtable
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 
 from tools.check_runner import EntryPoint, gate
 from tools.pysource import parse
@@ -178,6 +187,94 @@ def _unbound(code: str) -> set[str]:
                 read.add(name)
         tables.extend(table.get_children())
     return read - bound - set(dir(builtins)) - _MODULE_GLOBALS
+
+
+_CREATE = re.compile(
+    r"\s*CREATE\s+(?:TEMP(?:ORARY)?\s+)?(?:TABLE|VIEW)\s+(?:IF\s+NOT\s+EXISTS\s+)?"
+    r"(?:\"([^\"]+)\"|`([^`]+)`|\[([^\]]+)\]|(\w+))[^;]*;?\s*",
+    re.IGNORECASE,
+)
+"""One ``CREATE TABLE`` or ``CREATE VIEW`` statement, its name in any of SQLite's quotes."""
+
+
+def without_existing_creates(code: str, existing: Collection[str]) -> tuple[str, list[str]]:
+    """``code`` without the statements that create a table or view its database has.
+
+    A statement goes when it is ``<anything>.execute(...)`` or ``.executescript(...)`` of one
+    literal ``CREATE VIEW|TABLE name ...`` whose ``name`` is in ``existing`` (any case) and
+    has its line(s) to itself; a block left empty gets ``pass``. Returns the code and the
+    names dropped. Code that does not parse, or would not after, stays as it is.
+    """
+    names = {name.lower() for name in existing}
+    tree = _tree(code) if names else None
+    if tree is None:
+        return code, []
+    lines = code.splitlines(keepends=True)
+    replaced: dict[int, str] = {}  # 0-based line -> what it becomes ("" dropped)
+    dropped: list[str] = []
+    for body in _bodies(tree):
+        found = [(node, name) for node in body if (name := _creates(node, names)) is not None]
+        for node, name in found:
+            end = node.end_lineno or node.lineno
+            if not _alone(lines, node):
+                return code, []  # shares a line with another statement
+            replaced |= dict.fromkeys(range(node.lineno - 1, end), "")
+            dropped.append(name)
+        if found and len(found) == len(body):
+            replaced[found[0][0].lineno - 1] = " " * found[0][0].col_offset + "pass\n"
+    fixed = "".join(replaced.get(index, line) for index, line in enumerate(lines))
+    if not dropped or _tree(fixed) is None:
+        return code, []
+    return fixed, dropped
+
+
+def _tree(code: str) -> ast.Module | None:
+    try:
+        return parse(code)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def _alone(lines: list[str], node: ast.stmt) -> bool:
+    """Whether ``node`` has its lines to itself (no other statement before or after it)."""
+    first, last = lines[node.lineno - 1], lines[(node.end_lineno or node.lineno) - 1]
+    return not first[: node.col_offset].strip() and not last[node.end_col_offset or 0 :].strip()
+
+
+def _bodies(tree: ast.Module) -> list[list[ast.stmt]]:
+    """Every statement list of the module: its body and each block's."""
+    found: list[list[ast.stmt]] = [tree.body]
+    for node in ast.walk(tree):
+        for name in ("body", "orelse", "finalbody"):
+            block = getattr(node, name, None)
+            if (
+                node is not tree
+                and isinstance(block, list)
+                and block
+                and isinstance(block[0], ast.stmt)
+            ):
+                found.append(block)
+    return found
+
+
+def _creates(node: ast.stmt, names: set[str]) -> str | None:
+    """The existing table or view a statement creates, or None."""
+    if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)):
+        return None
+    call = node.value
+    if not (
+        isinstance(call.func, ast.Attribute)
+        and call.func.attr in {"execute", "executescript"}
+        and call.args
+        and isinstance(call.args[0], ast.Constant)
+        and isinstance(call.args[0].value, str)
+    ):
+        return None
+    match = _CREATE.fullmatch(call.args[0].value)
+    if match is None:
+        return None
+    name = next(group for group in match.groups() if group is not None)
+    return name if name.lower() in names else None
 
 
 def _star_import(tree: ast.Module) -> bool:

@@ -27,7 +27,7 @@ from agents.coder import CodeDraft, CoderPrompt, looping
 from agents.examples import entry_point_of
 from agents.peer_tests import peer_checks
 from agents.probes import MAX_PROBES, file_probes, observation, probes
-from agents.repair import add_missing_imports, without_echo
+from agents.repair import add_missing_imports, without_echo, without_existing_creates
 from agents.selection import (
     crashed_only,
     disagree,
@@ -232,14 +232,18 @@ def _repaired(code: str, state: State, messages: list[BaseMessage]) -> str:
     """``code`` without the prompt lines it copied, and with the imports it forgot.
 
     :func:`agents.repair.without_echo` (only for code that does not parse), then
-    :func:`agents.repair.add_missing_imports`: the project's names first, then the standard
-    library's.
+    :func:`agents.repair.without_existing_creates` (a view or table of the database made
+    again), then :func:`agents.repair.add_missing_imports`: the project's names first, then
+    the standard library's.
     """
     prompt = "\n".join(str(message.content) for message in messages)
     unechoed = without_echo(code, prompt, entry_of(state))
     if unechoed is not None:
         _log.info("echo_dropped", lines=code.count("\n") - unechoed.count("\n"))
-    fixed, added = add_missing_imports(unechoed or code, state.project_symbols)
+    uncreated, names = without_existing_creates(unechoed or code, state.project_tables)
+    if names:
+        _log.info("create_dropped", names=names)
+    fixed, added = add_missing_imports(uncreated, state.project_symbols)
     if added:
         _log.info("imports_added", imports=added)
     return fixed

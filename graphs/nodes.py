@@ -121,6 +121,7 @@ async def map_project(state: State, ctx: Context) -> dict[str, Any]:
         "project_context": found.text,
         "project_imports": found.imports,
         "project_symbols": found.symbols,
+        "project_tables": list(found.tables),
         "looked_up": [f"map: {used}" for used in found.used],
         "project_notes": list(found.notes),
         "research_first": researches_first(state, ctx.model_lookups),

@@ -275,6 +275,9 @@ class State(InputState, OutputState):
     project_symbols: dict[str, str] = field(default_factory=dict)
     """Every name the project's Python defines, to the import that brings it: a candidate
     that uses one without importing it gets the import (:mod:`agents.repair`)."""
+    project_tables: list[str] = field(default_factory=list)
+    """Every table and view of the project's database: a candidate that creates one again has
+    that statement dropped (:func:`agents.repair.without_existing_creates`)."""
     looked_up: list[str] = field(default_factory=list)
     """What the researcher looked up: each snippet shown (``path:name``), each tool call."""
     project_notes: list[str] = field(default_factory=list)

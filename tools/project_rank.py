@@ -39,6 +39,9 @@ class ProjectContext:
     symbols: dict[str, str] = field(default_factory=dict)
     """Every name the whole project's Python defines, to its import (:func:`symbol_imports`):
     what a candidate that forgot an import is given (:mod:`agents.repair`)."""
+    tables: tuple[str, ...] = ()
+    """Every table and view of the project's databases: a candidate's statement creating one
+    again is dropped (:func:`agents.repair.without_existing_creates`)."""
 
 
 # Ranking -----------------------------------------------------------------------------------
@@ -242,7 +245,11 @@ def project_context(
     scored = rank(project, task)
     if not scored:
         return ProjectContext(
-            text="", used=(), notes=project.notes, symbols=symbol_imports(project.entries)
+            text="",
+            used=(),
+            notes=project.notes,
+            symbols=symbol_imports(project.entries),
+            tables=_tables(project),
         )
     # A weak match costs a small model more attention than it gives: keep the strong ones.
     floor = scored[0][0] * _RELATIVE_FLOOR
@@ -260,7 +267,12 @@ def project_context(
         notes=project.notes,
         imports=import_lines(chosen),
         symbols=symbol_imports(project.entries),
+        tables=_tables(project),
     )
+
+
+def _tables(project: ProjectMap) -> tuple[str, ...]:
+    return tuple(sorted({entry.name for entry in project.entries if entry.kind == "database"}))
 
 
 def import_lines(entries: Sequence[Entry]) -> str:

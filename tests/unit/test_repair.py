@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from agents.examples import entry_point_of
-from agents.repair import add_missing_imports, without_echo
+from agents.repair import add_missing_imports, without_echo, without_existing_creates
 from graphs.state import InputState
 from graphs.swarm import graph
 from tests.fakes import FakeOpenAI
@@ -184,3 +184,54 @@ def test_a_copied_prompt_is_dropped_when_the_code_does_not_parse() -> None:
 )
 def test_code_that_parses_or_has_nothing_else_stays_as_written(code: str) -> None:
     assert without_echo(code, PROMPT, ENTRY) is None
+
+
+RECREATES = '''import sqlite3
+
+
+def best_selling_title(db_path):
+    conn = sqlite3.connect(db_path)
+    cursor = conn.cursor()
+    # the view, made again
+    cursor.execute("""
+        CREATE VIEW book_sales AS
+        SELECT b.title, SUM(i.quantity) AS copies FROM books b JOIN order_items i
+        GROUP BY b.id
+    """)
+    cursor.execute("SELECT title FROM book_sales ORDER BY copies DESC LIMIT 1")
+    return cursor.fetchone()[0]
+'''
+
+
+def test_a_view_the_database_has_is_not_created_again() -> None:
+    fixed, names = without_existing_creates(RECREATES, ["books", "Book_Sales"])
+    assert names == ["book_sales"]
+    assert "CREATE VIEW" not in fixed
+    assert (
+        '    cursor.execute("SELECT title FROM book_sales ORDER BY copies DESC LIMIT 1")' in fixed
+    )
+    assert (
+        fixed.replace("", "")
+        == RECREATES.split('    cursor.execute("""')[0] + (RECREATES.split('    """)\n')[1])
+    )
+
+
+def test_only_an_existing_name_alone_on_its_lines_is_dropped() -> None:
+    assert without_existing_creates(RECREATES, ["other_view"]) == (RECREATES, [])
+    assert without_existing_creates(RECREATES, []) == (RECREATES, [])
+    shared = "import sqlite3\nc = sqlite3.connect('x')\nc.execute('CREATE TABLE t (a)'); x = 1\n"
+    assert without_existing_creates(shared, ["t"]) == (shared, [])
+    assert without_existing_creates("def broken(:\n", ["t"]) == ("def broken(:\n", [])
+    # a block left empty keeps a pass; quoted names and IF NOT EXISTS are read
+    code = (
+        "def setup(conn):\n"
+        "    if True:\n"
+        "        conn.executescript('CREATE TABLE IF NOT EXISTS \"ord_hdr\" (a INTEGER);')\n"
+        "    return conn\n"
+    )
+    fixed, names = without_existing_creates(code, ["ORD_HDR"])
+    assert names == ["ord_hdr"]
+    assert fixed == "def setup(conn):\n    if True:\n        pass\n    return conn\n"
+    # a query, an insert, or a create of a new table stay
+    kept = "def f(c):\n    c.execute('CREATE TABLE fresh (a)')\n    c.execute('SELECT 1 FROM t')\n"
+    assert without_existing_creates(kept, ["t"]) == (kept, [])
