@@ -152,11 +152,15 @@ def _prose(lines: list[str]) -> bool:
 
 
 def _parses(code: str) -> bool:
+    return _tree(code) is not None
+
+
+def _tree(code: str) -> ast.Module | None:
+    """``code`` parsed, or None when it does not parse."""
     try:
-        parse(code)
+        return parse(code)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return False
-    return True
+        return None
 
 
 def _defines_any(code: str) -> bool:
@@ -226,13 +230,6 @@ def without_existing_creates(code: str, existing: Collection[str]) -> tuple[str,
     if not dropped or _tree(fixed) is None:
         return code, []
     return fixed, dropped
-
-
-def _tree(code: str) -> ast.Module | None:
-    try:
-        return parse(code)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
 
 
 def _alone(lines: list[str], node: ast.stmt) -> bool:

@@ -451,8 +451,7 @@ def _read_table(
         return Table(kind, name, sql, tuple(columns), (), 0, str(exc))
     shown = tuple(tuple(row) for row in rows)
     scanned = min(int(total), _CODE_SCAN_ROWS)
-    coded = [c for c in columns if c.lower() not in keys]
-    codes = _codes(conn, quoted, columns, coded, shown, scanned) if kind == "table" else ()
+    codes = _codes(conn, quoted, columns, keys, shown, scanned) if kind == "table" else ()
     return Table(kind, name, sql, tuple(columns), shown, int(total), codes=codes)
 
 
@@ -460,7 +459,7 @@ def _codes(
     conn: sqlite3.Connection,
     quoted: str,
     columns: Sequence[str],
-    candidates: Sequence[str],
+    keys: frozenset[str],
     rows: Sequence[Sequence[object]],
     scanned: int,
 ) -> tuple[tuple[str, tuple[str, ...]], ...]:
@@ -471,15 +470,15 @@ def _codes(
     ("cancelled") must be matched to one the model has seen. A code column: its sampled
     values are short tokens (:data:`_CODE`), at most :data:`_MAX_CODES` distinct ones among
     the first :data:`_CODE_SCAN_ROWS` rows, and they repeat (fewer values than rows, so no
-    key or name). ``candidates``: the columns that may be one (no key column's name). A column
-    that cannot be read within the table's time is left out.
+    key or name). A column named as a key (``keys``, lower case) is none. A column that
+    cannot be read within the table's time is left out.
     """
     found: list[tuple[str, tuple[str, ...]]] = []
     for index, column in enumerate(columns):
-        if column not in candidates:
+        if column.lower() in keys:
             continue
         sampled = [row[index] for row in rows if index < len(row)]
-        if not sampled or not all(isinstance(v, str) and _CODE.fullmatch(v) for v in sampled):
+        if not sampled or not all(_is_code(v) for v in sampled):
             continue
         name = '"' + column.replace('"', '""') + '"'
         try:
@@ -490,10 +489,10 @@ def _codes(
         except sqlite3.Error:
             continue
         held = [v for (v,) in values]
-        if (
-            len(held) <= _MAX_CODES
-            and len(held) < scanned
-            and all(isinstance(v, str) and _CODE.fullmatch(v) for v in held)
-        ):
+        if len(held) <= _MAX_CODES and len(held) < scanned and all(_is_code(v) for v in held):
             found.append((column, tuple(sorted(held))))
     return tuple(found)
+
+
+def _is_code(value: object) -> bool:
+    return isinstance(value, str) and _CODE.fullmatch(value) is not None
