@@ -8,16 +8,16 @@ Pure functions of the execution results (no I/O), so every rule is unit-tested o
 - a candidate's score: the weighted checks it passes, of those a solution must pass
   (:func:`required`: a writer's check that most candidates fail is more likely wrong than
   they are, and one candidate that happens to satisfy it must not outrank the behaviour most
-  of them share); ties go first to the candidate that passes more of the writer's checks
-  that are not required but that two independent candidates pass (:func:`backed`: the
-  writer and two samples agreeing, as CodeT counts agreement, are evidence one lucky sample
-  is not), then to the one that passes more of the asserts the candidates
+  of them share); ties go first to the one that passes more of the asserts the candidates
   wrote beside their code (:func:`peer_scores`, :mod:`agents.peer_tests`), then to the one
   that agrees
   most with the others on what the code does (:func:`agreement`: the same value returned, or
   the same exception raised, call by call, on the checks' calls and on the probes of
   :mod:`agents.probes`; independent samples that agree are more likely right, even where a
   check's expected value is wrong; a round's greedy answers count as one voter), then to
+  the candidate that passes more of the writer's checks that are not required but that two
+  independent candidates pass (:func:`backed`: the writer and two samples agreeing on one
+  call is weaker evidence than two samples agreeing on every call), then to
   the one that crashes on fewer probes (an IndexError on an input varied from a check's is
   a bug, not a refusal), then to the greedy
   candidate, then to the earlier one, so a later revision replaces the best so far only when
@@ -220,6 +220,14 @@ def backed(
     2026-12-04 (283): none changed; the ones a single lucky sample decides (word_count's
     wrong candidate passing a wrong check alone) stay as they were.
 
+    It ranks after :func:`agreement`, not before: two samples that pass one writer's call
+    may share nothing else. On the project set's final_exam_grade (three runs) the writer
+    expected ``0.0`` for 0 points; two wrong candidates that differed on every probe both
+    returned it, and outranked the two right ones, which returned the same on every call.
+    Replayed on the 2,447 recorded choices of the evals in bench/results: right on those 3
+    more, lost none, 6 other choices changed between wrong candidates. bank_account's
+    candidates that return None are now ranked last by :func:`constant` anyway.
+
     ``weights``: the checks' :func:`support`, where the caller has it already.
     """
     must = set(_required(checks, support(checks, runs) if weights is None else weights))
@@ -335,9 +343,9 @@ def rank(
             s.index in blocked,
             -s.score,
             s.inert,
-            -s.backed,
             -s.peer,
             -s.agreement,
+            -s.backed,
             s.crashes,
             -s.project,
             not greedy[s.index],

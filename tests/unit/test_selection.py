@@ -76,30 +76,60 @@ def test_a_writer_check_most_candidates_fail_does_not_outrank_what_they_agree_on
     assert rank(checks, [kept, stripped, stripped], [True, False, False])[0].index == 1
 
 
-def test_a_writer_check_two_independent_samples_pass_breaks_a_tie() -> None:
+def test_a_writer_check_two_independent_samples_pass_breaks_a_tie_left_by_agreement() -> None:
     # bank_account, as seen: "deposit ... returns the new balance"; the first round's four
     # candidates (the greedy pair among them) returned None, two of three fresh samples
-    # returned the balance and passed the writer's check; 2 of 7 is not required, and the
-    # tie went to the first round's greedy answer
+    # returned the balance and passed the writer's check; 2 of 7 is not required
     checks = [Check("BankAccount(2).deposit(3)", "5", "writer")]
     none = CandidateRun("", (Verdict(False, "None"),))
     five = CandidateRun("", (Verdict(True, "5"),))
     runs = [none, none, none, none, five, five, none]
-    greedy = [True, True, False, False, False, False, False]
     voters = [("greedy", 0), ("greedy", 0), 2, 3, 4, 5, 6]
     assert required(checks, runs) == [] and backed(checks, runs, voters) == [0]
-    best = rank(checks, runs, greedy, voters=voters)[0]
-    assert best.index == 4 and best.score == 0 and best.backed == round(2 / 7, 6)
+    # the two that pass it behave alike elsewhere too: where agreement ties, the check decides
+    pair = [none, five, five, none]
+    best = rank(checks, pair, [True, False, False, False], voters=[0, 1, 2, 3])
+    assert [s.agreement for s in best] == [1.0] * 4 and [s.score for s in best] == [0.0] * 4
+    assert best[0].index == 1 and best[0].backed == 0.5
     # one sample alone (word_count's lucky wrong one) backs nothing: the greedy answer stays
     alone = [none, none, none, five]
-    assert backed(checks, alone) == [] and rank(checks, alone, greedy[:4])[0].index == 0
+    assert backed(checks, alone) == [] and rank(checks, alone, [True] * 4)[0].index == 0
     # nor do the two greedy answers of one round, which are one voter
-    pair = [five, five, none, none]
-    assert backed(checks, pair, [("greedy", 0), ("greedy", 0), 2, 3]) == []
-    assert backed(checks, pair) == [0]  # each its own voter
+    both = [five, five, none, none]
+    assert backed(checks, both, [("greedy", 0), ("greedy", 0), 2, 3]) == []
+    assert backed(checks, both) == [0]  # each its own voter
     # a statement example is required anyway, never merely backed
     stated = [Check("BankAccount(2).deposit(3)", "5", "statement")]
     assert backed(stated, runs, voters) == []
+    # the None answers: with a second check expecting another value, and the probes, they
+    # return one value everywhere and rank last of their score (constant), so the balance wins
+    two = [*checks, Check("BankAccount(0).withdraw(1)", "0", "writer")]
+    none2 = CandidateRun("", (Verdict(False, "None"), Verdict(False, "None")))
+    five2 = CandidateRun("", (Verdict(True, "5"), Verdict(False, "-1")))
+    seen = [["None"] * 3] * 4 + [["5", "7", "-3"]] * 2 + [["None"] * 3]
+    runs2 = [none2] * 4 + [five2] * 2 + [none2]
+    greedy = [True, True, False, False, False, False, False]
+    assert rank(two, runs2, greedy, (), seen, voters)[0].index == 4
+
+
+def test_two_samples_agreeing_on_every_call_outrank_two_that_share_one_writer_call() -> None:
+    # final_exam_grade, as seen (project set, three runs): the writer expected 0.0 for 0
+    # points; two wrong candidates returned it and differed everywhere else, two right ones
+    # (1.0 for 0 points) returned the same on every call and passed no writer check
+    checks = [Check("g(56)", "56.0", "writer"), Check("g(0)", "0.0", "writer")]
+    right = CandidateRun("", (Verdict(False, "4.5"), Verdict(False, "1.0")))
+    wrong_a = CandidateRun("", (Verdict(False, "3.05"), Verdict(True, "0.0")))
+    wrong_b = CandidateRun("", (Verdict(False, "4.0"), Verdict(True, "0.0")))
+    other = CandidateRun("", (Verdict(False, "9.0"), Verdict(False, "1.5")))
+    runs = [right, wrong_a, other, right, wrong_b]
+    seen = [["6.0", "4.0", "1.0"], ["3.1", "1.7", "0.1"], ["0.4", "0.3", "0.1"]]
+    seen += [["6.0", "4.0", "1.0"], ["4.0", "4.0", "0.0"]]
+    voters = [("greedy", 0), ("greedy", 0), 2, ("greedy", 1), 4]
+    greedy = [True, True, False, True, False]
+    assert backed(checks, runs, voters) == [1]
+    ranked = rank(checks, runs, greedy, (), seen, voters)
+    assert ranked[0].index == 0 and ranked[0].backed == 0
+    assert {s.index: s.backed for s in ranked}[4] > 0
 
 
 def test_a_tie_left_by_agreement_goes_to_the_candidate_that_crashes_less() -> None:
