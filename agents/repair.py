@@ -28,6 +28,16 @@ database has the view already, so the answer fails (``view book_sales already ex
 measured on ``make demo``'s task, 4 runs of 4 failed so, every candidate written that way.
 A statement that creates a table or view the project's database already holds is dropped
 (it could only fail, or do nothing); nothing else is.
+
+**The function under the snippet's name** (:func:`under_entry_name`). Shown the project's
+helper right before the task, the coder sometimes answers with that helper copied whole,
+under its own name (``def catalogue_slug(title)`` for ``shelf_slug(title)``). The gate then
+drops it: no ``shelf_slug``. Measured on the 17 project evals in bench/results: of 61 such
+gated candidates, 40 held one function; renamed, 13 passed the hidden tests (every one of
+shelf_slug's and patient_id's), and the 27 others were copies of a ledger helper on a task
+no candidate of those runs solved. When the code defines no ``entry`` at all and exactly one
+top-level function that takes the entry's arguments, that function is renamed; the old name
+stays bound to it when the code still uses it.
 """
 
 from __future__ import annotations
@@ -230,6 +240,61 @@ def without_existing_creates(code: str, existing: Collection[str]) -> tuple[str,
     if not dropped or _tree(fixed) is None:
         return code, []
     return fixed, dropped
+
+
+def under_entry_name(code: str, entry: EntryPoint | None) -> tuple[str, str | None]:
+    """``code`` with its one function renamed to the asked ``entry``, and the old name.
+
+    Only when the entry is a function that no top-level statement binds, and the code
+    defines exactly one top-level function that takes the entry's positional arguments
+    (its required ones no more, and enough of them). The old name is kept (``old = entry``
+    at the end) when the code still reads it. Anything else: ``(code, None)``.
+    """
+    tree = _tree(code) if entry is not None and entry.kind == "function" else None
+    if tree is None or entry is None or entry.name in _top_level_names(tree):
+        return code, None
+    functions = [
+        node for node in tree.body if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+    ]
+    if len(functions) != 1 or not _takes(functions[0].args, len(entry.parameters)):
+        return code, None
+    old = functions[0].name
+    lines = code.splitlines(keepends=True)
+    index = functions[0].lineno - 1
+    head = re.compile(rf"\bdef\s+{re.escape(old)}\s*\(")
+    if not head.search(lines[index]):
+        return code, None  # a decorator's line, or a head split oddly: left as written
+    lines[index] = head.sub(f"def {entry.name}(", lines[index], count=1)
+    fixed = "".join(lines)
+    if any(isinstance(node, ast.Name) and node.id == old for node in ast.walk(tree)):
+        fixed = fixed.rstrip("\n") + f"\n\n{old} = {entry.name}\n"
+    return (fixed, old) if _tree(fixed) is not None else (code, None)
+
+
+def _top_level_names(tree: ast.Module) -> set[str]:
+    """The names the module's top-level statements bind (defined, assigned or imported)."""
+    names: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(node.name)
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+        else:
+            names.update(
+                target.id
+                for sub in ast.walk(node)
+                if isinstance(sub, ast.Assign | ast.AnnAssign | ast.AugAssign)
+                for target in (sub.targets if isinstance(sub, ast.Assign) else [sub.target])
+                if isinstance(target, ast.Name)
+            )
+    return names
+
+
+def _takes(args: ast.arguments, count: int) -> bool:
+    """Whether a function with ``args`` can be called with ``count`` positional arguments."""
+    positional = len(args.posonlyargs) + len(args.args)
+    required = positional - len(args.defaults)
+    return required <= count and (count <= positional or args.vararg is not None)
 
 
 def _alone(lines: list[str], node: ast.stmt) -> bool:

@@ -27,7 +27,12 @@ from agents.coder import CodeDraft, CoderPrompt, looping
 from agents.examples import entry_point_of
 from agents.peer_tests import peer_checks
 from agents.probes import MAX_PROBES, file_probes, observation, probes
-from agents.repair import add_missing_imports, without_echo, without_existing_creates
+from agents.repair import (
+    add_missing_imports,
+    under_entry_name,
+    without_echo,
+    without_existing_creates,
+)
 from agents.selection import (
     crashed_only,
     disagree,
@@ -233,8 +238,9 @@ def _repaired(code: str, state: State, messages: list[BaseMessage]) -> str:
 
     :func:`agents.repair.without_echo` (only for code that does not parse), then
     :func:`agents.repair.without_existing_creates` (a view or table of the database made
-    again), then :func:`agents.repair.add_missing_imports`: the project's names first, then
-    the standard library's.
+    again), then :func:`agents.repair.under_entry_name` (the one function written under
+    another name), then :func:`agents.repair.add_missing_imports`: the project's names first,
+    then the standard library's.
     """
     prompt = "\n".join(str(message.content) for message in messages)
     unechoed = without_echo(code, prompt, entry_of(state))
@@ -243,7 +249,10 @@ def _repaired(code: str, state: State, messages: list[BaseMessage]) -> str:
     uncreated, names = without_existing_creates(unechoed or code, state.project_tables)
     if names:
         _log.info("create_dropped", names=names)
-    fixed, added = add_missing_imports(uncreated, state.project_symbols)
+    named, old = under_entry_name(uncreated, entry_of(state))
+    if old is not None:
+        _log.info("entry_renamed", old=old)
+    fixed, added = add_missing_imports(named, state.project_symbols)
     if added:
         _log.info("imports_added", imports=added)
     return fixed

@@ -8,12 +8,18 @@ from pathlib import Path
 import pytest
 
 from agents.examples import entry_point_of
-from agents.repair import add_missing_imports, without_echo, without_existing_creates
+from agents.repair import (
+    add_missing_imports,
+    under_entry_name,
+    without_echo,
+    without_existing_creates,
+)
 from graphs.state import InputState
 from graphs.swarm import graph
 from tests.fakes import FakeOpenAI
 from tests.support.graph import ctx
 from tests.support.scripts import audits, brief, code, suite
+from tools.check_runner import gate
 from tools.project_rank import project_context
 
 PROJECT = {"round_cents": "from pricing import round_cents"}
@@ -234,3 +240,95 @@ def test_only_an_existing_name_alone_on_its_lines_is_dropped() -> None:
     # a query, an insert, or a create of a new table stay
     kept = "def f(c):\n    c.execute('CREATE TABLE fresh (a)')\n    c.execute('SELECT 1 FROM t')\n"
     assert without_existing_creates(kept, ["t"]) == (kept, [])
+
+
+COPIED_HELPER = '''from library.text import STOP_WORDS
+import re
+
+
+def catalogue_slug(title: str) -> str:
+    """Return the shelf-label slug of a title."""
+    words = re.findall(r"[a-z0-9]+", title.lower())
+    return "-".join(w for w in words if w not in STOP_WORDS)
+'''
+
+
+def test_the_one_function_written_under_the_helpers_name_is_renamed_to_the_entry() -> None:
+    # shelf_slug, as seen (project set, four runs): both greedy answers copied the project's
+    # catalogue_slug whole, the gate dropped them, and both were right once renamed
+    entry = entry_point_of("Write `shelf_slug(title)` that turns a title into its slug.")
+    assert gate(COPIED_HELPER, entry) == "solution.py defines no top-level function shelf_slug"
+    fixed, old = under_entry_name(COPIED_HELPER, entry)
+    assert old == "catalogue_slug" and gate(fixed, entry) == ""
+    assert fixed == COPIED_HELPER.replace("def catalogue_slug(", "def shelf_slug(")
+    namespace: dict[str, object] = {"STOP_WORDS": {"the", "of"}}
+    exec(compile(fixed.split("\n", 1)[1], "solution.py", "exec"), namespace)
+    slug = namespace["shelf_slug"]
+    assert callable(slug) and slug("The Name of the Rose") == "name-rose"
+    # a function that calls itself keeps its old name bound
+    recursive = "def fact(n):\n    return 1 if n < 2 else n * fact(n - 1)\n"
+    fixed, old = under_entry_name(recursive, entry_point_of("Write `factorial(n)`."))
+    assert old == "fact" and fixed.endswith("\n\nfact = factorial\n")
+    namespace = {}
+    exec(compile(fixed, "solution.py", "exec"), namespace)
+    factorial = namespace["factorial"]
+    assert callable(factorial) and factorial(5) == 120
+
+
+@pytest.mark.parametrize(
+    ("source", "task"),
+    [
+        # the entry is defined already (a helper beside it)
+        ("def helper(x):\n    return x\n\n\ndef shelf_slug(title):\n    return title\n", None),
+        # two candidates for the name: which one is meant is a guess
+        ("def a(title):\n    return title\n\n\ndef b(title):\n    return title\n", None),
+        # it takes other arguments than the task gives
+        ("def catalogue_slug(title, words, sep):\n    return title\n", None),
+        ("def catalogue_slug():\n    return ''\n", None),
+        # bound another way at the top level: the gate says what is wrong
+        ("def helper(t):\n    return t\n\n\nshelf_slug = helper\n", None),
+        ("from text import catalogue_slug as shelf_slug\n\n\ndef h(t):\n    return t\n", None),
+        # no parse
+        ("def catalogue_slug(title:\n    return title\n", None),
+        # a class is asked for
+        ("def make(x):\n    return x\n", "Write a class `Stack` with push(x) and pop()."),
+    ],
+)
+def test_code_with_the_entry_or_no_single_function_for_it_stays_as_written(
+    source: str, task: str | None
+) -> None:
+    entry = entry_point_of(task or "Write `shelf_slug(title)` that turns a title into a slug.")
+    assert under_entry_name(source, entry) == (source, None)
+    assert under_entry_name(source, None) == (source, None)
+
+
+def test_a_function_with_defaults_or_varargs_is_renamed_when_the_call_fits() -> None:
+    entry = entry_point_of("Write `total(items, rate)`.")
+    for source in (
+        "def f(items, rate=0.2, rounding=2):\n    return items\n",
+        "def f(items, *rest):\n    return items\n",
+        "async def f(items, rate):\n    return items\n",
+    ):
+        fixed, old = under_entry_name(source, entry)
+        assert old == "f" and "def total(" in fixed and gate(fixed, entry) == ""
+
+
+async def test_a_candidate_that_copied_the_helper_under_its_name_is_run_as_the_entry(
+    fake_openai: FakeOpenAI,
+) -> None:
+    copied = "def to_slug(title):\n    return '-'.join(title.lower().split())\n"
+    fake_openai.script(
+        brief(entry_point="shelf_slug"),
+        code(copied),
+        suite([{"call": "shelf_slug('Big Sea')", "expected": "'big-sea'"}]),
+        *audits(),
+    )
+    out = await graph.ainvoke(
+        InputState(task="Write `shelf_slug(title)` that makes a title's slug."),
+        context=ctx(fake_openai, model_lookups=False),
+        version="v2",
+    )
+    state = out.value
+    assert state.status == "done", state.error
+    assert state.report is not None and state.report.outcome == "approved"
+    assert state.report.files["solution.py"].startswith("def shelf_slug(title):\n")
