@@ -21,7 +21,7 @@ def test_writer_checks_that_cannot_pass_are_dropped() -> None:
     suite = TestSuite.model_construct(
         checks=[
             CheckCase(call="fizzbuzz(3)", expected='["1", "2", "Fizz"]'),
-            CheckCase(call="fizzbuzz(2)", expected="Fizz"),  # quotes dropped: a NameError
+            CheckCase(call="fizzbuzz(2)", expected="[1, 2"),  # cut short: does not parse
             CheckCase(call="fizzbuzz(n)", expected="[]"),  # n is never defined
             CheckCase(call="fizzbuzz(5)", expected="fizzbuzz(5)"),  # the code judges itself
             CheckCase(call="fizzbuzz(0", expected="[]"),  # does not parse
@@ -98,3 +98,39 @@ def test_an_expected_exception_is_read_as_the_call_raising_it() -> None:
         Check("add(1, 2)", "'ValueError'", "writer"),
         Check("add(1, 2)", "int", "writer"),
     ]
+
+
+def test_an_expected_value_written_without_its_quotes_is_read_as_the_string() -> None:
+    """The 0.5B writer drops the quotes of a string (``Fizz``, a name from the database, an id
+    in the project's format); as written, such a check names nothing or does not parse."""
+    entry = EntryPoint("ticket_id", "function", ("branch", "year", "number"))
+    suite = writer.TestSuite.model_construct(
+        checks=[
+            # a padded number copied from the project's data: Python does not parse 00017
+            CheckCase(call="ticket_id('HAM', 2024, 00017)", expected="HAM/2024/00017"),
+            CheckCase(call="ticket_id('BRE', 2024, 7)", expected="Fizz"),
+            CheckCase(call="ticket_id('B', 1, 2)", expected="Luis Ortega"),
+            CheckCase(call="ticket_id('B', 1, 3)", expected="NOTE;MAT;S-1042;87"),
+            CheckCase(call="ticket_id('007', 1, 4)", expected="'007/1/00004'"),  # quoted
+            CheckCase(call="ticket_id('B', 0, 5)", expected="Traceback: ValueError: no year"),
+            # left as they were, and dropped as before
+            CheckCase(call="ticket_id('B', 1, 6)", expected="MyError"),  # no builtin
+            CheckCase(call="ticket_id('B', 1, 7)", expected="MyError: bad"),
+            CheckCase(call="ticket_id('B', 1, 8)", expected="x + 1"),  # an expression
+            CheckCase(call="ticket_id('B', 1, 9)", expected="['B/1/9'"),  # cut short
+            CheckCase(call="ticket_id('B', 1, 10)", expected="B/1/10```json"),  # a fence
+            CheckCase(call="ticket_id('B', 1, 11)", expected="1 / 0 +"),  # no letter
+            CheckCase(call="ticket_id('B', 1, 012", expected="'x'"),  # no parse, padded or not
+        ]
+    )
+    assert writer.writer_checks(suite, entry) == [
+        Check("ticket_id('HAM', 2024, 17)", "'HAM/2024/00017'", "writer"),
+        Check("ticket_id('BRE', 2024, 7)", "'Fizz'", "writer"),
+        Check("ticket_id('B', 1, 2)", "'Luis Ortega'", "writer"),
+        Check("ticket_id('B', 1, 3)", "'NOTE;MAT;S-1042;87'", "writer"),
+        Check("ticket_id('007', 1, 4)", "'007/1/00004'", "writer"),
+        Check("ticket_id('B', 0, 5)", "None", "writer", raises="ValueError"),
+    ]
+    # a string's zeros stay; a float's and a hex number's too
+    assert writer._unpadded("f('007', 007, 0.5, 0x1F, 100)") == "f('007', 7, 0.5, 0x1F, 100)"
+    assert writer._unpadded("f(1)") == "f(1)"
