@@ -128,8 +128,8 @@ def _quoted(expected: str) -> str:
     (:func:`agents.selection.support`).
 
     Measured with the greedy writer on the dev splits, against each task's reference: on the
-    83 context-free tasks the checks that hold went from 158 of 234 to 200 of 295, and the
-    tasks with one from 55 to 64; on the 27 project tasks from 14 of 58 to 22 of 77, and
+    83 context-free tasks the checks that hold went from 155 of 231 to 197 of 293, and the
+    tasks with one from 55 to 64; on the 27 project tasks from 14 of 53 to 22 of 73, and
     from 9 tasks to 12 (patient_id, customer_name, ticket_id).
     """
     text = expected.strip()
