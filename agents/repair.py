@@ -182,6 +182,12 @@ def _defines_any(code: str) -> bool:
 
 def _unbound(code: str) -> set[str]:
     """Global names the module reads and binds nowhere, builtins aside."""
+    bound, read = _globals(code)
+    return read - bound - set(dir(builtins)) - _MODULE_GLOBALS
+
+
+def _globals(code: str) -> tuple[set[str], set[str]]:
+    """The global names the module binds, and those it reads (scopes read with symtable)."""
     top = symtable.symtable(code, "solution.py", "exec")
     bound: set[str] = set()
     read: set[str] = set()
@@ -200,7 +206,7 @@ def _unbound(code: str) -> set[str]:
             elif symbol.is_global() and symbol.is_referenced():
                 read.add(name)
         tables.extend(table.get_children())
-    return read - bound - set(dir(builtins)) - _MODULE_GLOBALS
+    return bound, read
 
 
 _CREATE = re.compile(
@@ -251,7 +257,12 @@ def under_entry_name(code: str, entry: EntryPoint | None) -> tuple[str, str | No
     at the end) when the code still reads it. Anything else: ``(code, None)``.
     """
     tree = _tree(code) if entry is not None and entry.kind == "function" else None
-    if tree is None or entry is None or entry.name in _top_level_names(tree):
+    if tree is None or entry is None:
+        return code, None
+    try:
+        if entry.name in _globals(code)[0]:
+            return code, None
+    except SyntaxError:  # parses, but does not compile (``return`` outside a function)
         return code, None
     functions = [
         node for node in tree.body if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
@@ -269,25 +280,6 @@ def under_entry_name(code: str, entry: EntryPoint | None) -> tuple[str, str | No
     if any(isinstance(node, ast.Name) and node.id == old for node in ast.walk(tree)):
         fixed = fixed.rstrip("\n") + f"\n\n{old} = {entry.name}\n"
     return (fixed, old) if _tree(fixed) is not None else (code, None)
-
-
-def _top_level_names(tree: ast.Module) -> set[str]:
-    """The names the module's top-level statements bind (defined, assigned or imported)."""
-    names: set[str] = set()
-    for node in tree.body:
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            names.add(node.name)
-        elif isinstance(node, ast.Import | ast.ImportFrom):
-            names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
-        else:
-            names.update(
-                target.id
-                for sub in ast.walk(node)
-                if isinstance(sub, ast.Assign | ast.AnnAssign | ast.AugAssign)
-                for target in (sub.targets if isinstance(sub, ast.Assign) else [sub.target])
-                if isinstance(target, ast.Name)
-            )
-    return names
 
 
 def _takes(args: ast.arguments, count: int) -> bool:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import builtins
 import re
+from collections.abc import Sequence
 
 from langchain_core.messages import BaseMessage
 from pydantic import BaseModel, ConfigDict, Field
@@ -81,11 +82,17 @@ def writer_checks(suite: TestSuite, entry: EntryPoint | None) -> list[Check]:
     undefined (``Fizz`` for ``"Fizz"``: the 0.5B writer drops quotes) or calls the code under
     test, or whose call uses a name it never defines, fails every candidate whatever it does.
     """
+    return well_formed_checks(
+        [(_unpadded(case.call), _quoted(case.expected)) for case in suite.checks], entry
+    )
+
+
+def well_formed_checks(cases: Sequence[tuple[str, str]], entry: EntryPoint | None) -> list[Check]:
+    """The ``(call, expected)`` pairs that call the entry point and can pass, as checks."""
     wanted = entry.name if entry is not None else ""
-    mended = [(_unpadded(case.call), _quoted(case.expected)) for case in suite.checks]
     return [
         _check(call, expected)
-        for call, expected in mended
+        for call, expected in cases
         if (not wanted or wanted in call) and well_formed(call, expected, wanted)
     ]
 

@@ -1,7 +1,7 @@
 """Would the selection rules as they stand now choose differently on recorded runs?
 
 ``python -m bench.replay FILE... [--failing-alike]`` ranks every swarm run's recorded
-candidates again with :func:`agents.selection.rank`, as the coder's ``choose`` calls it, and
+candidates again with the coder's own :func:`graphs.coding.choose`, and
 compares the choice with the recorded one. Each candidate's own hidden grade is in the record
 (``hidden_solved``), so a changed choice says at once whether it gains or loses a task. No
 model runs and nothing is graded again: a rule is measured on thousands of choices in seconds.
@@ -23,13 +23,14 @@ import ast
 import json
 import re
 import sys
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, get_args
 
-from agents.selection import project_calls, rank
-from tools.check_runner import CandidateRun, Check, CheckSource, Verdict
+from graphs.coding import choose
+from graphs.state import Candidate
+from tools.check_runner import Check, CheckSource, Verdict
 
 ROOT = Path(__file__).resolve().parents[1]
 _CHECK = re.compile(r"^(?:PASS|FAIL) \[(\w+)\] (.*)$", re.S)
@@ -90,18 +91,23 @@ def workspace_names(task_dir: Path) -> dict[str, str]:
     return names
 
 
-def _runs(attempts: Sequence[Mapping[str, Any]], alike: bool) -> list[CandidateRun]:
+def _candidates(attempts: Sequence[Mapping[str, Any]], alike: bool) -> list[Candidate]:
     def got(i: int, k: int, ok: bool) -> str:
         if ok:
             return f"expected {k}"
         return f"failed {k}" if alike else f"failed {k} by {i}"
 
     return [
-        CandidateRun(
+        Candidate(
+            code=a["code"],
+            revision=a["revision"],
+            greedy=a["greedy"],
+            seed=0,
             gate=a["gate"],
-            verdicts=tuple(
-                Verdict(ok=ok, got=got(i, k, ok)) for k, ok in enumerate(a["checks_passed"])
-            ),
+            verdicts=[Verdict(ok=ok, got=got(i, k, ok)) for k, ok in enumerate(a["checks_passed"])],
+            observed=list(a.get("observed") or []),
+            peers=list(a.get("peers") or []),
+            id=f"c{i}",
         )
         for i, a in enumerate(attempts)
     ]
@@ -110,33 +116,24 @@ def _runs(attempts: Sequence[Mapping[str, Any]], alike: bool) -> list[CandidateR
 def replay_run(
     task: Mapping[str, Any], task_dir: Path | None, alike: bool = False
 ) -> tuple[int, int] | None:
-    """The recorded and the replayed choice of one swarm run; None where there is none."""
+    """The recorded and the replayed choice of one swarm run; None where there is none.
+
+    The choice is :func:`graphs.coding.choose`'s, as the coder makes it. A run where no
+    candidate passed the gate has none to replay (the greedy one stands).
+    """
     swarm = task.get("swarm") or {}
     attempts: list[dict[str, Any]] = swarm.get("attempts") or []
     checks = [parse_check(line) for line in swarm.get("checks") or []]
     chosen = next((i for i, a in enumerate(attempts) if a.get("chosen")), None)
     readable = [c for c in checks if c is not None]
-    if chosen is None or len(readable) != len(checks):
+    if chosen is None or len(readable) != len(checks) or all(a["gate"] for a in attempts):
         return None
     if any(len(a["checks_passed"]) != len(checks) and not a["gate"] for a in attempts):
         return None
-    runs = _runs(attempts, alike)
-    voters: list[Hashable] = [
-        ("greedy", a["revision"]) if a["greedy"] else i for i, a in enumerate(attempts)
-    ]
-    entry = str(task["task"]).split("_", 1)[-1]
+    done = _candidates(attempts, alike)
     symbols = workspace_names(task_dir) if task_dir is not None else {}
-    ranking = rank(
-        readable,
-        runs,
-        [bool(a["greedy"]) for a in attempts],
-        (),
-        [a.get("observed") or [] for a in attempts],
-        voters,
-        [a.get("peers") or [] for a in attempts],
-        [project_calls(a["code"], symbols, entry) for a in attempts],
-    )
-    return (chosen, ranking[0].index) if ranking else None
+    best = choose(readable, done, symbols=symbols, entry=str(task["task"]).split("_", 1)[-1])
+    return chosen, next(i for i, c in enumerate(done) if c is best.best)
 
 
 def replay_file(path: Path, alike: bool = False) -> FileReplay:

@@ -4,7 +4,7 @@
 the test writer once per task, greedy, with the prompt the swarm sends it (the project's
 snippets first where the task has a workspace), and runs its checks against the task's
 ``reference.py`` in the sandbox. Two readings of the same answer are compared: the checks as
-written (kept when well formed, :func:`agents.test_writer.well_formed`) and the checks
+written (kept when well formed, :func:`agents.test_writer.well_formed_checks`) and the checks
 :func:`agents.test_writer.writer_checks` keeps (its mends applied). A check holds when the
 reference passes it. Start a server first (``edgeswarm serve --port 8811``).
 
@@ -61,13 +61,7 @@ def readings(raw: str, task: EvalTask) -> tuple[list[Check], list[Check]]:
         suite = writer.TestSuite.model_validate_json(raw)
     except ValidationError:
         return [], []
-    wanted = entry.name if entry is not None else ""
-    written = [
-        writer._check(case.call, case.expected)
-        for case in suite.checks
-        if (not wanted or wanted in case.call)
-        and writer.well_formed(case.call, case.expected, wanted)
-    ]
+    written = writer.well_formed_checks([(c.call, c.expected) for c in suite.checks], entry)
     return written, writer.writer_checks(suite, entry)
 
 

@@ -243,13 +243,14 @@ def _repaired(code: str, state: State, messages: list[BaseMessage]) -> str:
     then the standard library's.
     """
     prompt = "\n".join(str(message.content) for message in messages)
-    unechoed = without_echo(code, prompt, entry_of(state))
+    entry = entry_of(state)
+    unechoed = without_echo(code, prompt, entry)
     if unechoed is not None:
         _log.info("echo_dropped", lines=code.count("\n") - unechoed.count("\n"))
     uncreated, names = without_existing_creates(unechoed or code, state.project_tables)
     if names:
         _log.info("create_dropped", names=names)
-    named, old = under_entry_name(uncreated, entry_of(state))
+    named, old = under_entry_name(uncreated, entry)
     if old is not None:
         _log.info("entry_renamed", old=old)
     fixed, added = add_missing_imports(named, state.project_symbols)
