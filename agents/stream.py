@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterator, Sequence
+from contextlib import aclosing, contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
@@ -107,10 +107,24 @@ class StalledCallError(EndpointDeadlineError):
         )
 
 
+Ending = Callable[[str], int | None]
+"""Where an answer streamed so far is done (the index its text ends at), or None: what the
+client reads as the answer's end when the server would go on (see :func:`stream_answer`)."""
+
+
 async def stream_answer(
-    llm: BaseChatModel, messages: Sequence[BaseMessage], model: str, **request: Any
+    llm: BaseChatModel,
+    messages: Sequence[BaseMessage],
+    model: str,
+    *,
+    ends: Ending | None = None,
+    **request: Any,
 ) -> RawAnswer:
     """One streamed chat answer (text, finish reason, usage), cut only when it stalls.
+
+    ``ends``: read after each chunk; once it gives an index, the stream is closed (the server
+    stops the request) and the answer is the text up to there, ended as ``stop``. Its usage
+    is then the chunks received (one token each on vLLM), and no prompt count.
 
     Raises:
         StalledCallError: the call stalled (see the module's docstring).
@@ -126,13 +140,17 @@ async def stream_answer(
     merged: BaseMessageChunk | None = None
     stream = llm.astream(list(messages), stream_usage=True, **request)
     try:
-        async for chunk in _alive(stream, watch, clock, sink, model):
-            merged = chunk if merged is None else merged + chunk
-            if chunk.content:
-                sink.text += chunk.text
-                sink.chunks += 1
-                if sink.first_token_s is None:
-                    sink.first_token_s = time.monotonic() - started
+        async with aclosing(_alive(stream, watch, clock, sink, model)) as chunks:
+            async for chunk in chunks:
+                merged = chunk if merged is None else merged + chunk
+                if chunk.content:
+                    sink.text += chunk.text
+                    sink.chunks += 1
+                    if sink.first_token_s is None:
+                        sink.first_token_s = time.monotonic() - started
+                    end = ends(sink.text) if ends is not None else None
+                    if end is not None:
+                        return RawAnswer(sink.text[:end], "stop", 0, sink.chunks)
     except (TimeoutError, openai.APIError) as err:
         if isinstance(err, StalledCallError):
             raise
@@ -150,7 +168,7 @@ async def _alive(
     clock: ProgressClock,
     sink: StreamSink,
     model: str,
-) -> AsyncIterator[BaseMessageChunk]:
+) -> AsyncGenerator[BaseMessageChunk, None]:
     """The stream's chunks; raises :class:`StalledCallError` when it and its server stall."""
     iterator = aiter(stream)
     rules = watch.liveness

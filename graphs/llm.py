@@ -17,7 +17,7 @@ from langgraph.config import get_stream_writer
 from pydantic import BaseModel
 
 from agents.call import AgentCallError, CallPolicy, CallTrace, Invoker, call_structured
-from agents.coder import CODE_TOKENS, CodeDraft, ainvoke_code, ainvoke_plain_code
+from agents.coder import CODE_TOKENS, CodeDraft, ainvoke_code, ainvoke_plain_candidate
 from agents.stream import CallWatch, Liveness, ModelProbe, StreamSink, watching
 from agents.structured import StructuredOutputError, ainvoke_structured, chat_model, token_budget
 from agents.transport import (
@@ -278,7 +278,7 @@ async def ask_code(
         max_tokens=ctx.tokens_for("coder") or CODE_TOKENS,
         single_attempt=not greedy,
         sampling=sampling,
-        invoke=ainvoke_plain_code if plain else ainvoke_code,
+        invoke=ainvoke_plain_candidate if plain else ainvoke_code,
         sink=sink,
     )
 

@@ -14,10 +14,12 @@ from langchain_core.outputs import ChatGenerationChunk
 from agents.coder import (
     PLAIN_ASK,
     CodeDraft,
+    ainvoke_plain_candidate,
     ainvoke_plain_code,
     code_of,
     definitions,
     fenced_block,
+    module_end,
     plain_messages,
     stub_head,
     stub_messages,
@@ -144,3 +146,40 @@ async def test_a_stub_answer_goes_on_from_what_was_begun() -> None:
     again = "```python\ndef twice(x):\n    return x + x\n```"
     result = await ainvoke_plain_code(_chat(again, "stop"), CodeDraft, messages, "m")
     assert result.value.code == "def twice(x):\n    return x + x\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "begun", "marker"),
+    [
+        # the model's self-checks, its example calls, a top-level assert: the module ended
+        ("```python\ndef f():\n    return 1\n\n# Check function\ndef check_f():", "", "#"),
+        ("```python\nimport re\n\nclass A:\n    x = 1\n# Example usage:\n", "", "#"),
+        ("```python\ndef f():\n    return 1\nprint(f())", "", "print"),
+        ("```python\ndef f():\n    return 1\nassert f() == 1", "", "assert"),
+        ("```python\ndef f():\n    return 1\n# Check", "", "#"),
+        ("    return 1\n\n# Test cases\n", "```python\ndef f():\n", "#"),
+        # none yet: no block, no definition before it, only indented or in the prose
+        ("# Example\nHere is the code:\n```python\ndef f():\n", "", None),
+        ("```python\n# Test helpers\nimport re\ndef f():\n    # check the input\n", "", None),
+        ("```python\ndef f():\n    print(1)\n    # Test it\n", "", None),
+        ("```python\ndef f():\n    return 1\n# Ch", "", None),
+    ],
+)
+def test_a_module_ends_at_the_first_top_level_line_that_follows_a_finished_one(
+    text: str, begun: str, marker: str | None
+) -> None:
+    end = module_end(text, begun)
+    if marker is None:
+        assert end is None
+    else:
+        assert end == text.index(f"\n{marker}") + 1
+
+
+async def test_a_candidate_ends_where_its_module_does_and_the_plain_arm_reads_on() -> None:
+    text = "```python\ndef f():\n    return 1\n\n\n# Check function\ndef check_f():\n    pass\n```"
+    chat = _chat(text, "stop")
+    whole = await ainvoke_plain_code(chat, CodeDraft, plain_messages("t"), "m")
+    assert "check_f" in whole.value.code
+    chat = _chat(text, "stop")
+    ended = await ainvoke_plain_candidate(chat, CodeDraft, plain_messages("t"), "m")
+    assert ended.value.code == "def f():\n    return 1\n" and ended.finish_reason == "stop"

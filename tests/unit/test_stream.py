@@ -249,3 +249,28 @@ async def test_calls_follow_the_rules_set_around_them_and_the_tasks_they_start()
         assert set_ is watch and current_watch() is watch
         assert await asyncio.create_task(rules()) is watch
     assert current_watch() == CallWatch()
+
+
+async def test_an_answer_that_ends_on_the_client_closes_its_request(
+    fake_openai: FakeOpenAI, http: httpx.AsyncClient
+) -> None:
+    """``ends`` reads the text streamed so far; at its index the call returns and the server's
+    request ends, though the server would go on (here: stall) after it."""
+    text = "```python\ndef f():\n    return 1\n\n# Check function\ndef check():\n"
+    fake_openai.script({"content": text, "stall_after": len(text) // 4 - 2})
+    llm, messages = _ask(fake_openai, http)
+    sink = StreamSink()
+    with watching(CallWatch(Liveness(idle_s=30.0, poll_s=0.05), sink=sink)):
+        answer = await stream_answer(
+            llm,  # type: ignore[arg-type]
+            messages,
+            "m",
+            ends=lambda seen: seen.find("\n# Check") + 1 or None,
+        )
+    assert answer == RawAnswer(text[: text.index("# Check")], "stop", 0, sink.chunks)
+    for _ in range(100):  # the server sees the client leave
+        info = (await http.get(fake_openai.base_url.removesuffix("/v1") + "/_fake/info")).json()
+        if info["in_flight"] == 0:
+            break
+        await asyncio.sleep(0.05)
+    assert info["in_flight"] == 0
