@@ -186,15 +186,12 @@ def stub_messages(
 
 
 def stub_head(task: str, entry: EntryPoint | None) -> str | None:
-    """The start of a solution a stub candidate is asked to go on from (:func:`stub_messages`).
-
-    The statement's own stub line, with the docstring under it (:func:`docstring_after`).
-    """
+    """The start of a solution a stub candidate is asked to go on from (:func:`stub_messages`)."""
     if entry is None:
         return None
     stub = re.search(rf"^(?:def|class) {re.escape(entry.name)}\b[^\n]*:[ \t]*$", task, re.M)
     if stub is not None:
-        return stub[0] + "\n" + docstring_after(task, stub.end())
+        return stub[0] + "\n"
     if entry.kind == "class":
         return f"class {entry.name}:\n"
     for found in re.finditer(rf"\b{re.escape(entry.name)}\(", task):
@@ -206,34 +203,6 @@ def stub_head(task: str, entry: EntryPoint | None) -> str | None:
             continue
         return f"def {signature}:\n"
     return None
-
-
-_DOCSTRING_OPENS = re.compile(r"\n([ \t]+)[rRuU]?(\"\"\"|\'\'\')")
-
-
-def docstring_after(task: str, end: int) -> str:
-    """The docstring that follows the statement's stub line ending at ``end``, as written.
-
-    "" when none follows, or when the stub and it do not parse as a function's start: the
-    model then writes its own. A stub candidate begun on it writes the body at once, where
-    it would copy the docstring token by token first: docstrings were 43% of the characters
-    of the candidates of a context-free eval (2026-12-07, 480 candidates, 312 of 733 a plain
-    one), and the decoded tokens, not the prompt's, are what a round waits for.
-    """
-    opened = _DOCSTRING_OPENS.match(task, end)
-    if opened is None:
-        return ""
-    closes = task.find(opened[2], opened.end())
-    line_end = task.find("\n", closes + 3) if closes >= 0 else -1
-    if closes < 0 or task[closes + 3 : line_end if line_end >= 0 else None].strip():
-        return ""
-    docstring = task[end + 1 : line_end if line_end >= 0 else None].rstrip() + "\n"
-    head = task[task.rfind("\n", 0, end) + 1 : end]
-    try:
-        parse(f"{head.strip()}\n{docstring}{opened[1]}pass\n")
-    except SyntaxError:
-        return ""
-    return docstring
 
 
 def task_text(task: str, entry: EntryPoint | None, notes: str = "", project: str = "") -> str:

@@ -125,12 +125,7 @@ async def test_a_plain_answer_without_whole_code_is_refused(
 def test_a_stub_answer_is_begun_on_the_entry_point_s_signature() -> None:
     stub = 'def pad(text: str, width: int = 4) -> str:\n    """Pad.\n\n    >>> pad("a")\n    """'
     entry = EntryPoint("pad", "function", ("text", "width"))
-    # the statement's stub line and its docstring: the model goes on with the body
-    assert stub_head(stub, entry) == stub + "\n"
-    unclosed = 'def pad(text: str, width: int = 4) -> str:\n    """Pad. Then...'
-    assert stub_head(unclosed, entry) == "def pad(text: str, width: int = 4) -> str:\n"
-    code_after = "def pad(text, width=4):\n    '''Pad.''' + x\n"
-    assert stub_head(code_after, entry) == "def pad(text, width=4):\n"
+    assert stub_head(stub, entry) == "def pad(text: str, width: int = 4) -> str:\n"
     # prose: the signature as written, defaults kept; a class: its name
     prose = "Write `pad(text, width=4)` that pads."
     assert stub_head(prose, entry) == "def pad(text, width=4):\n"
