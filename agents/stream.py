@@ -32,7 +32,7 @@ from typing import Any
 
 import openai
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessageChunk, BaseMessage, BaseMessageChunk
+from langchain_core.messages import AIMessageChunk, BaseMessage, BaseMessageChunk, UsageMetadata
 
 from agents.structured import InvalidOutputError, RawAnswer, read_answer, request_failure
 from agents.transport import EndpointDeadlineError
@@ -123,8 +123,10 @@ async def stream_answer(
     """One streamed chat answer (text, finish reason, usage), cut only when it stalls.
 
     ``ends``: read after each chunk; once it gives an index, the stream is closed (the server
-    stops the request) and the answer is the text up to there, ended as ``stop``. Its usage
-    is then the chunks received (one token each on vLLM), and no prompt count.
+    stops the request) and the answer is the text up to there, ended as ``stop``. Such a call
+    asks vLLM for its usage so far in every chunk (``continuous_usage_stats``), so an answer
+    ended early still has its token counts; a server that sends none gives the chunks received
+    and no prompt count.
 
     Raises:
         StalledCallError: the call stalled (see the module's docstring).
@@ -135,31 +137,70 @@ async def stream_answer(
     watch = current_watch()
     sink = watch.sink if watch.sink is not None else StreamSink()
     sink.text, sink.chunks, sink.first_token_s = "", 0, None
-    started = time.monotonic()
-    clock = ProgressClock(last=started)
-    merged: BaseMessageChunk | None = None
+    if ends is not None:
+        request["extra_body"] = {**(request.get("extra_body") or {}), **_USAGE_SO_FAR}
     stream = llm.astream(list(messages), stream_usage=True, **request)
     try:
-        async with aclosing(_alive(stream, watch, clock, sink, model)) as chunks:
-            async for chunk in chunks:
-                merged = chunk if merged is None else merged + chunk
-                if chunk.content:
-                    sink.text += chunk.text
-                    sink.chunks += 1
-                    if sink.first_token_s is None:
-                        sink.first_token_s = time.monotonic() - started
-                    end = ends(sink.text) if ends is not None else None
-                    if end is not None:
-                        return RawAnswer(sink.text[:end], "stop", 0, sink.chunks)
+        merged, usage, end = await _read(stream, watch, sink, model, ends)
     except (TimeoutError, openai.APIError) as err:
         if isinstance(err, StalledCallError):
             raise
         raise request_failure(model, err) from err
     except ValueError as err:  # langchain-core: "No generation chunks were returned"
         raise InvalidOutputError(model, f"the stream held no chat answer ({err})") from err
+    if end is not None:
+        return RawAnswer(sink.text[:end], "stop", *_counts(usage, sink.chunks))
     if not isinstance(merged, AIMessageChunk):
         raise InvalidOutputError(model, "the stream held no chat answer")
-    return read_answer(merged)
+    answer = read_answer(merged)
+    if ends is None or usage is None:
+        return answer
+    return RawAnswer(answer.text, answer.finish_reason, *_counts(usage, answer.completion_tokens))
+
+
+async def _read(
+    stream: AsyncIterator[BaseMessageChunk],
+    watch: CallWatch,
+    sink: StreamSink,
+    model: str,
+    ends: Ending | None,
+) -> tuple[BaseMessageChunk | None, UsageMetadata | None, int | None]:
+    """The stream's chunks merged, the last usage one held, and where ``ends`` ended it.
+
+    The usage is the last one a chunk held: with continuous stats, each holds the counts so
+    far. The end is None when the server ended the answer.
+    """
+    started = time.monotonic()
+    clock = ProgressClock(last=started)
+    merged: BaseMessageChunk | None = None
+    usage: UsageMetadata | None = None
+    async with aclosing(_alive(stream, watch, clock, sink, model)) as chunks:
+        async for chunk in chunks:
+            merged = chunk if merged is None else merged + chunk
+            if isinstance(chunk, AIMessageChunk) and chunk.usage_metadata:
+                usage = chunk.usage_metadata
+            if not chunk.content:
+                continue
+            sink.text += chunk.text
+            sink.chunks += 1
+            if sink.first_token_s is None:
+                sink.first_token_s = time.monotonic() - started
+            end = ends(sink.text) if ends is not None else None
+            if end is not None:
+                return merged, usage, end
+    return merged, usage, None
+
+
+_USAGE_SO_FAR = {"stream_options": {"include_usage": True, "continuous_usage_stats": True}}
+"""What asks vLLM for the usage so far in every chunk (langchain-openai's own
+``stream_options`` holds ``include_usage`` only; the request's ``extra_body`` replaces it)."""
+
+
+def _counts(usage: UsageMetadata | None, written: int) -> tuple[int, int]:
+    """Prompt and completion tokens from a chunk's usage so far (``written`` without one)."""
+    if usage is None:
+        return 0, written
+    return int(usage["input_tokens"]), int(usage["output_tokens"])
 
 
 async def _alive(

@@ -267,10 +267,47 @@ async def test_an_answer_that_ends_on_the_client_closes_its_request(
             "m",
             ends=lambda seen: seen.find("\n# Check") + 1 or None,
         )
+    # this server sends no usage before the end: the chunks received count, no prompt
     assert answer == RawAnswer(text[: text.index("# Check")], "stop", 0, sink.chunks)
+    asked = fake_openai.requests()[-1]["stream_options"]
+    assert asked == {"include_usage": True, "continuous_usage_stats": True}
     for _ in range(100):  # the server sees the client leave
         info = (await http.get(fake_openai.base_url.removesuffix("/v1") + "/_fake/info")).json()
         if info["in_flight"] == 0:
             break
         await asyncio.sleep(0.05)
     assert info["in_flight"] == 0
+
+
+class UsageSoFar(Scripted):
+    """Streams ``pieces`` each with the usage so far, as vLLM's ``continuous_usage_stats``."""
+
+    async def _astream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> AsyncIterator[ChatGenerationChunk]:
+        for number, piece in enumerate(self.pieces, 1):
+            usage = UsageMetadata(input_tokens=7, output_tokens=number, total_tokens=7 + number)
+            yield ChatGenerationChunk(message=AIMessageChunk(content=piece, usage_metadata=usage))
+        usage = UsageMetadata(input_tokens=7, output_tokens=len(self.pieces), total_tokens=9)
+        last = AIMessageChunk(
+            content="", response_metadata={"finish_reason": "stop"}, usage_metadata=usage
+        )
+        yield ChatGenerationChunk(message=last)
+
+
+async def test_an_answer_ended_early_keeps_the_usage_so_far() -> None:
+    """Each chunk's usage is the counts so far: the last one is the answer's, not their sum."""
+    pieces = ["def f", "(): ", "pass", "\n# Test", "s"]
+    ended = await stream_answer(
+        UsageSoFar(pieces=pieces),
+        ASK,
+        "m",
+        ends=lambda text: text.find("#") if "#" in text else None,
+    )
+    assert ended == RawAnswer("def f(): pass\n", "stop", 7, 4)
+    whole = await stream_answer(UsageSoFar(pieces=pieces), ASK, "m", ends=lambda text: None)
+    assert whole == RawAnswer("def f(): pass\n# Tests", "stop", 7, 5)
