@@ -124,6 +124,8 @@ class Scripted(BaseChatModel):
     pieces: list[str] = Field(default_factory=list)
     stall: bool = False
     error: Exception | None = None
+    usage_so_far: bool = False
+    """Each piece holds the usage so far, as with vLLM's ``continuous_usage_stats``."""
 
     @property
     def _llm_type(self) -> str:
@@ -145,14 +147,22 @@ class Scripted(BaseChatModel):
         run_manager: AsyncCallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> AsyncIterator[ChatGenerationChunk]:
-        for piece in self.pieces:
-            yield ChatGenerationChunk(message=AIMessageChunk(content=piece))
+        for number, piece in enumerate(self.pieces, 1):
+            so_far = UsageMetadata(input_tokens=7, output_tokens=number, total_tokens=7 + number)
+            chunk = AIMessageChunk(
+                content=piece, usage_metadata=so_far if self.usage_so_far else None
+            )
+            yield ChatGenerationChunk(message=chunk)
         if self.error is not None:
             raise self.error
         if self.stall:
             await asyncio.Event().wait()
         if self.pieces:
             usage = UsageMetadata(input_tokens=5, output_tokens=3, total_tokens=8)
+            if self.usage_so_far:
+                usage = UsageMetadata(
+                    input_tokens=7, output_tokens=len(self.pieces), total_tokens=0
+                )
             last = AIMessageChunk(
                 content="", response_metadata={"finish_reason": "stop"}, usage_metadata=usage
             )
@@ -279,35 +289,17 @@ async def test_an_answer_that_ends_on_the_client_closes_its_request(
     assert info["in_flight"] == 0
 
 
-class UsageSoFar(Scripted):
-    """Streams ``pieces`` each with the usage so far, as vLLM's ``continuous_usage_stats``."""
-
-    async def _astream(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: AsyncCallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> AsyncIterator[ChatGenerationChunk]:
-        for number, piece in enumerate(self.pieces, 1):
-            usage = UsageMetadata(input_tokens=7, output_tokens=number, total_tokens=7 + number)
-            yield ChatGenerationChunk(message=AIMessageChunk(content=piece, usage_metadata=usage))
-        usage = UsageMetadata(input_tokens=7, output_tokens=len(self.pieces), total_tokens=9)
-        last = AIMessageChunk(
-            content="", response_metadata={"finish_reason": "stop"}, usage_metadata=usage
-        )
-        yield ChatGenerationChunk(message=last)
-
-
 async def test_an_answer_ended_early_keeps_the_usage_so_far() -> None:
     """Each chunk's usage is the counts so far: the last one is the answer's, not their sum."""
     pieces = ["def f", "(): ", "pass", "\n# Test", "s"]
     ended = await stream_answer(
-        UsageSoFar(pieces=pieces),
+        Scripted(pieces=pieces, usage_so_far=True),
         ASK,
         "m",
         ends=lambda text: text.find("#") if "#" in text else None,
     )
     assert ended == RawAnswer("def f(): pass\n", "stop", 7, 4)
-    whole = await stream_answer(UsageSoFar(pieces=pieces), ASK, "m", ends=lambda text: None)
+    whole = await stream_answer(
+        Scripted(pieces=pieces, usage_so_far=True), ASK, "m", ends=lambda text: None
+    )
     assert whole == RawAnswer("def f(): pass\n# Tests", "stop", 7, 5)
