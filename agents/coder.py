@@ -19,7 +19,7 @@ from __future__ import annotations
 import ast
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
 from langchain_core.language_models import BaseChatModel
@@ -64,7 +64,17 @@ _SCAFFOLD = re.compile(
 own self-checks or example calls (``# Check function to verify the correctness``, ``# Test
 cases``, ``# Example usage``), or the calls themselves."""
 
+_AFTER_CHECKS = re.compile(
+    r"^(?:#[ \t]*(?:example|usage|demo|call|run)|print\(|if __name__\b|[A-Za-z_]\w*\()",
+    re.IGNORECASE | re.MULTILINE,
+)
+"""A top-level line that only follows a module and its self-checks: example calls, or a call
+of the check function (``check_palindrome()``)."""
+
 _TOP_DEFINITION = re.compile(r"^(?:async[ \t]+def|def|class)[ \t]", re.MULTILINE)
+
+Ending = Callable[[str, str], int | None]
+"""Where a streamed answer is done, given its text and the part begun for the model."""
 
 
 def module_end(text: str, begun: str = "") -> int | None:
@@ -78,16 +88,34 @@ def module_end(text: str, begun: str = "") -> int | None:
     line is the model's self-checks and example calls, which :func:`definitions` would drop or
     keep unused. Measured on the 87 context-free tasks' candidates (make eval, 2026-12-07):
     220 of 473 held such a line (134 of the 226 plain ones), and a task's longest first-round
-    answer was 1,098 characters at the median, 792 up to it. In the 8,070 recorded
+    answer was 1,098 characters at the median, 791 up to it. In the 8,070 recorded
     candidates with such a line, no definition but a ``check_``/``test_`` one came after it.
     """
+    return _first_after_definition(text, begun, _SCAFFOLD)
+
+
+def checks_end(text: str, begun: str = "") -> int | None:
+    """Where a streamed answer's module and its self-checks are done, or None.
+
+    As :func:`module_end`, but the model's own check function and its asserts are kept
+    (:data:`_AFTER_CHECKS`): the first round's greedy answers end here, because their asserts
+    are the pool :mod:`agents.peer_tests` runs every candidate on. Replayed on the 843
+    recorded choices of the context-free evals of 2026-12-06/07: the peer asserts of all the
+    first round's candidates chose right 420 times, of its greedy plain answer alone 418, of
+    none 406 (13_reverse_words and 26_transpose in most runs).
+    """
+    return _first_after_definition(text, begun, _AFTER_CHECKS)
+
+
+def _first_after_definition(text: str, begun: str, markers: re.Pattern[str]) -> int | None:
+    """The first ``markers`` line after a top-level definition in the answer's code block."""
     whole = begun + text
     opened = whole.find("```")
     code = whole.find("\n", opened) if opened >= 0 else -1
     first = _TOP_DEFINITION.search(whole, code) if code >= 0 else None
     if first is None:
         return None
-    for found in _SCAFFOLD.finditer(whole, first.end()):
+    for found in markers.finditer(whole, first.end()):
         if found.start() > len(begun):
             return found.start() - len(begun)
     return None
@@ -349,15 +377,14 @@ async def ainvoke_plain_code(
     messages: Sequence[BaseMessage],
     model: str,
     *,
-    to_module_end: bool = False,
+    ends_at: Ending | None = None,
 ) -> StructuredResult[CodeDraft]:
     """One plain call, exactly as a user makes it: its first code block's definitions.
 
     No grammar; it stops at :data:`PLAIN_STOP`. The answer may explain before its code; an
     answer cut at its budget after the block was closed still holds the whole code.
-    ``to_module_end`` (a swarm's candidate, :func:`ainvoke_plain_candidate`): the answer also
-    ends where its module is finished (:func:`module_end`); the eval's plain arm reads the
-    whole answer, as a user's call does.
+    ``ends_at`` (a swarm's candidate): the answer also ends there (:func:`module_end`,
+    :func:`checks_end`); the eval's plain arm reads the whole answer, as a user's call does.
 
     Raises :class:`TruncatedOutputError` when the budget cut the block itself, and
     :class:`InvalidOutputError` when there is no fenced block.
@@ -367,8 +394,8 @@ async def ainvoke_plain_code(
     request: dict[str, Any] = {"stop": list(PLAIN_STOP)}
     if begun:  # a stub candidate: the model goes on from the begun answer
         request["extra_body"] = {"continue_final_message": True, "add_generation_prompt": False}
-    if to_module_end and isinstance(begun, str):
-        request["ends"] = lambda text: module_end(text, begun)
+    if ends_at is not None and isinstance(begun, str):
+        request["ends"] = lambda text: ends_at(text, begun)
     answer = await _answer(llm, messages, model, **request)
     text, finish, cost = answer.text, answer.finish_reason, answer.cost()
     if isinstance(begun, str) and begun and not text.lstrip().startswith("```"):
@@ -389,22 +416,22 @@ async def ainvoke_plain_code(
     )
 
 
-async def ainvoke_plain_candidate(
-    llm: BaseChatModel, schema: type[CodeDraft], messages: Sequence[BaseMessage], model: str
-) -> StructuredResult[CodeDraft]:
-    """A swarm's plain or stub candidate: :func:`ainvoke_plain_code`, ended at its module's end."""
-    return await ainvoke_plain_code(llm, schema, messages, model, to_module_end=True)
-
-
 def grammar_body() -> dict[str, Any]:
     """The request field that makes vLLM decode exactly one fenced code block."""
     return {"structured_outputs": {"grammar": CODE_GRAMMAR}}
 
 
 async def ainvoke_code(
-    llm: BaseChatModel, schema: type[CodeDraft], messages: Sequence[BaseMessage], model: str
+    llm: BaseChatModel,
+    schema: type[CodeDraft],
+    messages: Sequence[BaseMessage],
+    model: str,
+    *,
+    ends_at: Ending = module_end,
 ) -> StructuredResult[CodeDraft]:
     """One code-block call (see :data:`CODE_GRAMMAR`): a :class:`CodeDraft`, or raise.
+
+    Its answer ends at :data:`STOP_AT` or at ``ends_at``.
 
     Raises what :func:`agents.structured.ainvoke_structured` raises: cut off
     (:class:`TruncatedOutputError`), no fenced block (:class:`InvalidOutputError`), or what
@@ -412,7 +439,12 @@ async def ainvoke_code(
     """
     start = time.monotonic()
     answer = await _answer(
-        llm, messages, model, extra_body=grammar_body(), stop=list(STOP_AT), ends=module_end
+        llm,
+        messages,
+        model,
+        extra_body=grammar_body(),
+        stop=list(STOP_AT),
+        ends=lambda text: ends_at(text, ""),
     )
     text, finish, cost = answer.text, answer.finish_reason, answer.cost()
     if finish == "length":

@@ -7,6 +7,7 @@ import time
 from collections.abc import AsyncIterator, Coroutine, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import asdict, dataclass, replace
+from functools import partial
 from typing import Any, Generic, TypeVar
 from urllib.parse import quote
 
@@ -17,7 +18,14 @@ from langgraph.config import get_stream_writer
 from pydantic import BaseModel
 
 from agents.call import AgentCallError, CallPolicy, CallTrace, Invoker, call_structured
-from agents.coder import CODE_TOKENS, CodeDraft, ainvoke_code, ainvoke_plain_candidate
+from agents.coder import (
+    CODE_TOKENS,
+    CodeDraft,
+    ainvoke_code,
+    ainvoke_plain_code,
+    checks_end,
+    module_end,
+)
 from agents.stream import CallWatch, Liveness, ModelProbe, StreamSink, watching
 from agents.structured import StructuredOutputError, ainvoke_structured, chat_model, token_budget
 from agents.transport import (
@@ -267,7 +275,12 @@ async def ask_code(
     The greedy candidate gets the whole policy (a larger budget when cut off, the fallback
     model); a sampled one a single attempt: the other candidates stand in for it. ``plain``
     asks as a user does, with no grammar (its first code block is kept; agents.coder).
+    A first round's greedy answer ends after its own self-checks (their asserts test every
+    candidate: agents.peer_tests), any other where its module does (agents.coder.checks_end,
+    module_end).
     """
+    ends_at = checks_end if revision == 0 and sampling[0] == 0.0 else module_end
+    invoke = ainvoke_plain_code if plain else ainvoke_code
     return await ask(
         ctx,
         "coder",
@@ -278,7 +291,7 @@ async def ask_code(
         max_tokens=ctx.tokens_for("coder") or CODE_TOKENS,
         single_attempt=not greedy,
         sampling=sampling,
-        invoke=ainvoke_plain_candidate if plain else ainvoke_code,
+        invoke=partial(invoke, ends_at=ends_at),
         sink=sink,
     )
 

@@ -14,8 +14,8 @@ from langchain_core.outputs import ChatGenerationChunk
 from agents.coder import (
     PLAIN_ASK,
     CodeDraft,
-    ainvoke_plain_candidate,
     ainvoke_plain_code,
+    checks_end,
     code_of,
     definitions,
     fenced_block,
@@ -181,5 +181,18 @@ async def test_a_candidate_ends_where_its_module_does_and_the_plain_arm_reads_on
     whole = await ainvoke_plain_code(chat, CodeDraft, plain_messages("t"), "m")
     assert "check_f" in whole.value.code
     chat = _chat(text, "stop")
-    ended = await ainvoke_plain_candidate(chat, CodeDraft, plain_messages("t"), "m")
+    ended = await ainvoke_plain_code(chat, CodeDraft, plain_messages("t"), "m", ends_at=module_end)
     assert ended.value.code == "def f():\n    return 1\n" and ended.finish_reason == "stop"
+
+
+def test_a_first_round_greedy_answer_keeps_its_self_checks_and_ends_at_their_call() -> None:
+    """Their asserts are the peer tests: the answer ends at the check's call or an example."""
+    head = "```python\ndef f():\n    return 1\n\n# Check function\ndef check_f():\n"
+    text = head + "    assert f() == 1\n\n# Call the check function\ncheck_f()\n"
+    assert checks_end(text) == text.index("# Call")
+    called = head + "    assert f() == 1\n\ncheck_f()"
+    assert checks_end(called) == called.rindex("check_f()")
+    printed = head + "    assert f() == 1\nprint(f())"
+    assert checks_end(printed) == printed.index("print")
+    assert checks_end(head + "    assert f() == 1\n") is None
+    assert module_end(text) == text.index("# Check")
