@@ -20,6 +20,7 @@ import ast
 import re
 import time
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any, Literal
 
 from langchain_core.language_models import BaseChatModel
@@ -73,7 +74,7 @@ of the check function (``check_palindrome()``)."""
 
 _TOP_DEFINITION = re.compile(r"^(?:async[ \t]+def|def|class)[ \t]", re.MULTILINE)
 
-Ending = Callable[[str, str], int | None]
+CodeEnd = Callable[[str, str], int | None]
 """Where a streamed answer is done, given its text and the part begun for the model."""
 
 
@@ -105,6 +106,30 @@ def checks_end(text: str, begun: str = "") -> int | None:
     none 406 (13_reverse_words and 26_transpose in most runs).
     """
     return _first_after_definition(text, begun, _AFTER_CHECKS)
+
+
+def statement_end(text: str, begun: str = "") -> int | None:
+    """Where the answer's code, cut at a line's end, last parses, at the module's end or after.
+
+    For an answer that writes self-checks nobody waits for any more (the round's other
+    candidates are done, :class:`graphs.coding.RoundTails`): what it wrote of them is kept as
+    far as it is whole Python (a check function with the asserts written so far), so a cut
+    never leaves code that does not parse. None while the module is not finished.
+    """
+    end = module_end(text, begun)
+    if end is None:
+        return None
+    whole = begun + text
+    opened = whole.find("```")
+    start = whole.find("\n", opened) + 1
+    cut = len(whole)
+    while (cut := whole.rfind("\n", 0, cut)) >= len(begun) + end:
+        try:
+            parse(whole[start:cut])
+        except (SyntaxError, ValueError, MemoryError, RecursionError):
+            continue
+        return cut + 1 - len(begun)
+    return end
 
 
 def _first_after_definition(text: str, begun: str, markers: re.Pattern[str]) -> int | None:
@@ -377,7 +402,7 @@ async def ainvoke_plain_code(
     messages: Sequence[BaseMessage],
     model: str,
     *,
-    ends_at: Ending | None = None,
+    ends_at: CodeEnd | None = None,
 ) -> StructuredResult[CodeDraft]:
     """One plain call, exactly as a user makes it: its first code block's definitions.
 
@@ -395,7 +420,7 @@ async def ainvoke_plain_code(
     if begun:  # a stub candidate: the model goes on from the begun answer
         request["extra_body"] = {"continue_final_message": True, "add_generation_prompt": False}
     if ends_at is not None and isinstance(begun, str):
-        request["ends"] = lambda text: ends_at(text, begun)
+        request["ends"] = partial(_at, ends_at, begun=begun)
     answer = await _answer(llm, messages, model, **request)
     text, finish, cost = answer.text, answer.finish_reason, answer.cost()
     if isinstance(begun, str) and begun and not text.lstrip().startswith("```"):
@@ -416,6 +441,11 @@ async def ainvoke_plain_code(
     )
 
 
+def _at(ends_at: CodeEnd, text: str, *, begun: str) -> int | None:
+    """``ends_at`` of a streamed text (an :data:`agents.stream.Ending`)."""
+    return ends_at(text, begun)
+
+
 def grammar_body() -> dict[str, Any]:
     """The request field that makes vLLM decode exactly one fenced code block."""
     return {"structured_outputs": {"grammar": CODE_GRAMMAR}}
@@ -427,7 +457,7 @@ async def ainvoke_code(
     messages: Sequence[BaseMessage],
     model: str,
     *,
-    ends_at: Ending = module_end,
+    ends_at: CodeEnd = module_end,
 ) -> StructuredResult[CodeDraft]:
     """One code-block call (see :data:`CODE_GRAMMAR`): a :class:`CodeDraft`, or raise.
 
@@ -444,7 +474,7 @@ async def ainvoke_code(
         model,
         extra_body=grammar_body(),
         stop=list(STOP_AT),
-        ends=lambda text: ends_at(text, ""),
+        ends=partial(_at, ends_at, begun=""),
     )
     text, finish, cost = answer.text, answer.finish_reason, answer.cost()
     if finish == "length":

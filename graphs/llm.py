@@ -21,6 +21,7 @@ from agents.call import AgentCallError, CallPolicy, CallTrace, Invoker, call_str
 from agents.coder import (
     CODE_TOKENS,
     CodeDraft,
+    CodeEnd,
     ainvoke_code,
     ainvoke_plain_code,
     checks_end,
@@ -259,6 +260,15 @@ async def ask(
     return Answer(outcome.result.value, metrics)
 
 
+def candidate_end(revision: int, temperature: float) -> CodeEnd:
+    """Where a candidate's answer ends.
+
+    A first round's greedy one after its own self-checks (:func:`agents.coder.checks_end`),
+    any other where its module does (``module_end``).
+    """
+    return checks_end if revision == 0 and temperature == 0.0 else module_end
+
+
 async def ask_code(
     ctx: Context,
     messages: Sequence[BaseMessage],
@@ -269,6 +279,7 @@ async def ask_code(
     node: str = "coder",
     plain: bool = False,
     sink: StreamSink | None = None,
+    ends_at: CodeEnd | None = None,
 ) -> Answer[CodeDraft]:
     """One coder candidate: a fenced code block from the coder's model (see agents.coder).
 
@@ -277,9 +288,10 @@ async def ask_code(
     asks as a user does, with no grammar (its first code block is kept; agents.coder).
     A first round's greedy answer ends after its own self-checks (their asserts test every
     candidate: agents.peer_tests), any other where its module does (agents.coder.checks_end,
-    module_end).
+    module_end); ``ends_at``, where given, says instead (:class:`graphs.coding.RoundTails`).
     """
-    ends_at = checks_end if revision == 0 and sampling[0] == 0.0 else module_end
+    if ends_at is None:
+        ends_at = candidate_end(revision, sampling[0])
     invoke = ainvoke_plain_code if plain else ainvoke_code
     return await ask(
         ctx,

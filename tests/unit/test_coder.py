@@ -21,6 +21,7 @@ from agents.coder import (
     fenced_block,
     module_end,
     plain_messages,
+    statement_end,
     stub_head,
     stub_messages,
 )
@@ -196,3 +197,19 @@ def test_a_first_round_greedy_answer_keeps_its_self_checks_and_ends_at_their_cal
     assert checks_end(printed) == printed.index("print")
     assert checks_end(head + "    assert f() == 1\n") is None
     assert module_end(text) == text.index("# Check")
+
+
+def test_self_checks_nobody_waits_for_end_where_what_was_written_of_them_parses() -> None:
+    """Their asserts written so far are kept, never a cut line or an open bracket."""
+    head = "```python\ndef f():\n    return 1\n\n# Check function\ndef check_f():\n"
+    one = head + "    assert f() == 1\n"
+    assert statement_end(one + "    assert f(") == len(one)
+    assert statement_end(one + "    cases = [\n        (1, 2),\n") == len(one)
+    assert statement_end(one) == len(one)
+    # a check function with no body yet is left out; a module not finished: not yet
+    assert statement_end(head) == head.index("def check_f")
+    assert statement_end("```python\ndef f():\n    return (\n") is None
+    # a stub's begun part counts, and the index is in the streamed text
+    begun = "```python\ndef f():\n"
+    text = "    return 1\n\n# Test\nassert f() == 1\nassert f("
+    assert statement_end(text, begun) == text.rindex("assert f(")

@@ -3,11 +3,14 @@ runs; and candidates keyed by id in the state, also for runs checkpointed before
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
+import pytest
 from langgraph.graph import END, START, StateGraph
 
-from graphs.coding import Choice, choose, next_round
+from agents.coder import checks_end, module_end, statement_end
+from graphs.coding import Choice, RoundTails, choose, next_round
 from graphs.state import Candidate, State
 from tools.check_runner import Check, Verdict
 
@@ -104,3 +107,27 @@ def test_a_node_sees_the_old_positions_as_ids() -> None:
     old: Any = {"task": "t", "candidates": written, "scored": written, "best": 2}
     builder.compile().invoke(old)
     assert seen == {"best": "c2", "code": "# 2\n"}
+
+
+TAIL = "```python\ndef f():\n    return 1\n\n# Check\ndef check_f():\n    assert f() == 1\n"
+
+
+async def test_self_checks_end_once_no_candidate_of_the_round_writes_code() -> None:
+    tails = RoundTails(3)
+    assert tails.ending(1, module_end) is module_end  # a sample ends at its module anyway
+    greedy = tails.ending(0, checks_end)
+    # its module is not finished: nothing ends; then the others still write code: it writes on
+    assert greedy("```python\ndef f():\n", "") is None
+    assert greedy(TAIL, "") is None
+    # one answered, the other failed: what it wrote of its self-checks is kept
+    assert await tails.tracked(1, asyncio.sleep(0, "answer")) == "answer"
+    with pytest.raises(RuntimeError):
+        await tails.tracked(2, _fails())
+    assert greedy(TAIL + "    assert f(", "") == statement_end(TAIL + "    assert f(") == len(TAIL)
+    # its own self-checks' end still ends it first
+    called = TAIL + "\ncheck_f()\n"
+    assert greedy(called, "") == checks_end(called)
+
+
+async def _fails() -> None:
+    raise RuntimeError("no answer")
