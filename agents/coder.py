@@ -99,8 +99,9 @@ def checks_end(text: str, begun: str = "") -> int | None:
     """Where a streamed answer's module and its self-checks are done, or None.
 
     As :func:`module_end`, but the model's own check function and its asserts are kept
-    (:data:`_AFTER_CHECKS`): the first round's greedy answers end here, because their asserts
-    are the pool :mod:`agents.peer_tests` runs every candidate on. Replayed on the 843
+    (:data:`_AFTER_CHECKS`): a first round's answers end here (or sooner:
+    :class:`graphs.coding.RoundTails`), because their asserts are the pool
+    :mod:`agents.peer_tests` runs every candidate on. Replayed on the 843
     recorded choices of the context-free evals of 2026-12-06/07: the peer asserts of all the
     first round's candidates chose right 420 times, of its greedy plain answer alone 418, of
     none 406 (13_reverse_words and 26_transpose in most runs).

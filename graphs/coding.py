@@ -179,7 +179,7 @@ async def _candidates(
     calls = [
         tails.tracked(
             index,
-            candidate(*one, lone, sink, tails.ending(index, candidate_end(state.revision, one[0]))),
+            candidate(*one, lone, sink, tails.ending(index, candidate_end(state.revision))),
         )
         for index, (one, sink) in enumerate(zip(rounds, sinks, strict=True))
     ]
@@ -201,14 +201,17 @@ async def _candidates(
 class RoundTails:
     """Ends a round's self-checks once no candidate of the round is writing code any more.
 
-    A first round's greedy answers write on after their module into self-checks, whose
-    asserts test every candidate (:mod:`agents.peer_tests`, :func:`graphs.llm.candidate_end`).
-    They are worth writing while the round waits anyway for candidates still writing their
-    code; once none is, the round would wait for the self-checks alone: the greedy plain
-    answer's, 100 tokens at the median, were a task's longest call of the round, and the
-    whole make eval's median task took 58.5 s with them and 48.8 s without. So an answer in its
+    A first round's answers may write on after their module into self-checks, whose asserts
+    test every candidate (:mod:`agents.peer_tests`, :func:`graphs.llm.candidate_end`). They
+    are worth writing while the round waits anyway for candidates still writing their code;
+    once none is, the round would wait for the self-checks alone: with the greedy answers'
+    written whole (5835dd8), the greedy plain answer was most often a round's longest call and
+    make eval's median task took 58.5 s, 48.8 s with no self-checks at all. So an answer in its
     self-checks ends then, keeping what it wrote of them as far as it is whole Python
-    (:func:`agents.coder.statement_end`).
+    (:func:`agents.coder.statement_end`). Measured on the 87 context-free tasks at concurrency
+    8 (2026-12-07): with the greedy answers' self-checks written whole, 25 tasks had peer
+    asserts (124); with them written so, 4 (7); with every first-round answer's written so,
+    10 (22), for 1.5% more tokens than the second.
     """
 
     def __init__(self, size: int) -> None:

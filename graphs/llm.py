@@ -260,13 +260,14 @@ async def ask(
     return Answer(outcome.result.value, metrics)
 
 
-def candidate_end(revision: int, temperature: float) -> CodeEnd:
+def candidate_end(revision: int) -> CodeEnd:
     """Where a candidate's answer ends.
 
-    A first round's greedy one after its own self-checks (:func:`agents.coder.checks_end`),
-    any other where its module does (``module_end``).
+    A first round's after its own self-checks (:func:`agents.coder.checks_end`: their
+    asserts test every candidate, :mod:`agents.peer_tests`), a revision round's where its
+    module does (``module_end``: the pool is the first round's).
     """
-    return checks_end if revision == 0 and temperature == 0.0 else module_end
+    return checks_end if revision == 0 else module_end
 
 
 async def ask_code(
@@ -286,12 +287,12 @@ async def ask_code(
     The greedy candidate gets the whole policy (a larger budget when cut off, the fallback
     model); a sampled one a single attempt: the other candidates stand in for it. ``plain``
     asks as a user does, with no grammar (its first code block is kept; agents.coder).
-    A first round's greedy answer ends after its own self-checks (their asserts test every
+    A first round's answer ends after its own self-checks (their asserts test every
     candidate: agents.peer_tests), any other where its module does (agents.coder.checks_end,
     module_end); ``ends_at``, where given, says instead (:class:`graphs.coding.RoundTails`).
     """
     if ends_at is None:
-        ends_at = candidate_end(revision, sampling[0])
+        ends_at = candidate_end(revision)
     invoke = ainvoke_plain_code if plain else ainvoke_code
     return await ask(
         ctx,

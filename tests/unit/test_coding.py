@@ -11,6 +11,7 @@ from langgraph.graph import END, START, StateGraph
 
 from agents.coder import checks_end, module_end, statement_end
 from graphs.coding import Choice, RoundTails, choose, next_round
+from graphs.llm import candidate_end
 from graphs.state import Candidate, State
 from tools.check_runner import Check, Verdict
 
@@ -114,7 +115,9 @@ TAIL = "```python\ndef f():\n    return 1\n\n# Check\ndef check_f():\n    assert
 
 async def test_self_checks_end_once_no_candidate_of_the_round_writes_code() -> None:
     tails = RoundTails(3)
-    assert tails.ending(1, module_end) is module_end  # a sample ends at its module anyway
+    # a revision round's answers end at their module; a first round's may write self-checks
+    assert candidate_end(1) is module_end and candidate_end(0) is checks_end
+    assert tails.ending(1, module_end) is module_end
     greedy = tails.ending(0, checks_end)
     # its module is not finished: nothing ends; then the others still write code: it writes on
     assert greedy("```python\ndef f():\n", "") is None
