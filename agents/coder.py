@@ -121,8 +121,7 @@ def statement_end(text: str, begun: str = "") -> int | None:
     if end is None:
         return None
     whole = begun + text
-    opened = whole.find("```")
-    start = whole.find("\n", opened) + 1
+    start = _block_start(whole) + 1
     cut = len(whole)
     while (cut := whole.rfind("\n", 0, cut)) >= len(begun) + end:
         try:
@@ -133,11 +132,16 @@ def statement_end(text: str, begun: str = "") -> int | None:
     return end
 
 
+def _block_start(whole: str) -> int:
+    """The newline that ends the answer's code block's opening fence, or -1 (none yet)."""
+    opened = whole.find("```")
+    return whole.find("\n", opened) if opened >= 0 else -1
+
+
 def _first_after_definition(text: str, begun: str, markers: re.Pattern[str]) -> int | None:
     """The first ``markers`` line after a top-level definition in the answer's code block."""
     whole = begun + text
-    opened = whole.find("```")
-    code = whole.find("\n", opened) if opened >= 0 else -1
+    code = _block_start(whole)
     first = _TOP_DEFINITION.search(whole, code) if code >= 0 else None
     if first is None:
         return None

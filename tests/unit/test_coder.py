@@ -186,7 +186,7 @@ async def test_a_candidate_ends_where_its_module_does_and_the_plain_arm_reads_on
     assert ended.value.code == "def f():\n    return 1\n" and ended.finish_reason == "stop"
 
 
-def test_a_first_round_greedy_answer_keeps_its_self_checks_and_ends_at_their_call() -> None:
+def test_a_first_round_answer_keeps_its_self_checks_and_ends_at_their_call() -> None:
     """Their asserts are the peer tests: the answer ends at the check's call or an example."""
     head = "```python\ndef f():\n    return 1\n\n# Check function\ndef check_f():\n"
     text = head + "    assert f() == 1\n\n# Call the check function\ncheck_f()\n"
