@@ -57,6 +57,25 @@ is deterministic, so the kept code is the plain call's first block (its definiti
 definition follows such a line. Measured in ``make eval`` (2026-12-03) without them: the
 answer went on to its 1024-token budget beside 15 other streams, past the 180 s timeout."""
 
+_QUOTES = ('"""', "'''")
+_QUOTE_BEFORE = ("", "(", "=")
+_QUOTE_AFTER = ("", "\n", "\n\n", "\n\n\n", "\r\n", "\r\n\r\n")
+
+DOCSTRING_WORDS = tuple(
+    f"{before}{quote}{after}"
+    for quote in _QUOTES
+    for before in _QUOTE_BEFORE
+    for after in _QUOTE_AFTER
+)
+"""What a revision round's candidate may not write (vLLM's ``bad_words``): the opening of a docstring
+(or of any triple-quoted string). vLLM bans a word's last token after the rest of it, with
+and without a leading space, so the list spells each merge a byte-level tokenizer has for a
+triple quote that opens (after a space, a newline, ``(`` or ``=``, before whitespace): every
+one of Qwen2.5-Coder's and SmolLM2's (tests/integration/test_docstring_ban.py). What cannot
+open cannot close. The model still reads the statement's docstring; it only neither copies it
+back nor writes its own, which were 44% of the characters of the candidates' code on the 87
+context-free tasks (session 31). See ``Context.revision_docstrings``."""
+
 _SCAFFOLD = re.compile(
     r"^(?:#[ \t]*(?:check|test|example|verify|usage|demo)|print\(|assert\b|if __name__\b)",
     re.IGNORECASE | re.MULTILINE,
@@ -408,6 +427,7 @@ async def ainvoke_plain_code(
     model: str,
     *,
     ends_at: CodeEnd | None = None,
+    bad_words: Sequence[str] = (),
 ) -> StructuredResult[CodeDraft]:
     """One plain call, exactly as a user makes it: its first code block's definitions.
 
@@ -415,6 +435,7 @@ async def ainvoke_plain_code(
     answer cut at its budget after the block was closed still holds the whole code.
     ``ends_at`` (a swarm's candidate): the answer also ends there (:func:`module_end`,
     :func:`checks_end`); the eval's plain arm reads the whole answer, as a user's call does.
+    ``bad_words`` (a swarm's candidate, :data:`DOCSTRING_WORDS`): what it may not write.
 
     Raises :class:`TruncatedOutputError` when the budget cut the block itself, and
     :class:`InvalidOutputError` when there is no fenced block.
@@ -422,8 +443,11 @@ async def ainvoke_plain_code(
     start = time.monotonic()
     begun = messages[-1].content if messages and isinstance(messages[-1], AIMessage) else ""
     request: dict[str, Any] = {"stop": list(PLAIN_STOP)}
+    body: dict[str, Any] = {"bad_words": list(bad_words)} if bad_words else {}
     if begun:  # a stub candidate: the model goes on from the begun answer
-        request["extra_body"] = {"continue_final_message": True, "add_generation_prompt": False}
+        body |= {"continue_final_message": True, "add_generation_prompt": False}
+    if body:
+        request["extra_body"] = body
     if ends_at is not None and isinstance(begun, str):
         request["ends"] = partial(_at, ends_at, begun=begun)
     answer = await _answer(llm, messages, model, **request)
@@ -463,10 +487,12 @@ async def ainvoke_code(
     model: str,
     *,
     ends_at: CodeEnd = module_end,
+    bad_words: Sequence[str] = (),
 ) -> StructuredResult[CodeDraft]:
     """One code-block call (see :data:`CODE_GRAMMAR`): a :class:`CodeDraft`, or raise.
 
-    Its answer ends at :data:`STOP_AT` or at ``ends_at``.
+    Its answer ends at :data:`STOP_AT` or at ``ends_at``; ``bad_words`` as
+    :func:`ainvoke_plain_code`.
 
     Raises what :func:`agents.structured.ainvoke_structured` raises: cut off
     (:class:`TruncatedOutputError`), no fenced block (:class:`InvalidOutputError`), or what
@@ -477,7 +503,7 @@ async def ainvoke_code(
         llm,
         messages,
         model,
-        extra_body=grammar_body(),
+        extra_body=grammar_body() | ({"bad_words": list(bad_words)} if bad_words else {}),
         stop=list(STOP_AT),
         ends=partial(_at, ends_at, begun=""),
     )

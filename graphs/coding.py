@@ -11,6 +11,7 @@ from the best one and the checks it failed, with what each call returned; a sear
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from collections.abc import Awaitable, Callable, Collection, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -151,6 +152,7 @@ async def _candidates(
 
     sinks = [StreamSink() for _ in rounds]
     tails = RoundTails(len(rounds))
+    docstrings = not state.revision or ctx.revision_docstrings or asks_for_docstrings(state.task)
 
     def candidate(
         temp: float,
@@ -169,6 +171,7 @@ async def _candidates(
             plain=prompt != "system",
             sink=sink,
             ends_at=ends_at,
+            docstrings=docstrings,
         )
 
     # One attempt each while others stand in: a greedy answer that loops to its budget would
@@ -196,6 +199,11 @@ async def _candidates(
         rounds, answers = [*rounds, rounds[0]], [*answers, retried]
         sinks.append(StreamSink())
     return _collected(ctx, state, started, rounds, answers, sinks, messages, cuts)
+
+
+def asks_for_docstrings(task: str) -> bool:
+    """Whether the task asks for a docstring (then the candidates may write one)."""
+    return re.search(r"\bdoc[ -]?strings?\b", task, re.IGNORECASE) is not None
 
 
 class RoundTails:

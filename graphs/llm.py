@@ -20,6 +20,7 @@ from pydantic import BaseModel
 from agents.call import AgentCallError, CallPolicy, CallTrace, Invoker, call_structured
 from agents.coder import (
     CODE_TOKENS,
+    DOCSTRING_WORDS,
     CodeDraft,
     CodeEnd,
     ainvoke_code,
@@ -281,6 +282,7 @@ async def ask_code(
     plain: bool = False,
     sink: StreamSink | None = None,
     ends_at: CodeEnd | None = None,
+    docstrings: bool = True,
 ) -> Answer[CodeDraft]:
     """One coder candidate: a fenced code block from the coder's model (see agents.coder).
 
@@ -290,10 +292,12 @@ async def ask_code(
     A first round's answer ends after its own self-checks (their asserts test every
     candidate: agents.peer_tests), any other where its module does (agents.coder.checks_end,
     module_end); ``ends_at``, where given, says instead (:class:`graphs.coding.RoundTails`).
+    Without ``docstrings`` it may not open one (:data:`agents.coder.DOCSTRING_WORDS`).
     """
     if ends_at is None:
         ends_at = candidate_end(revision)
     invoke = ainvoke_plain_code if plain else ainvoke_code
+    banned = () if docstrings else DOCSTRING_WORDS
     return await ask(
         ctx,
         "coder",
@@ -304,7 +308,7 @@ async def ask_code(
         max_tokens=ctx.tokens_for("coder") or CODE_TOKENS,
         single_attempt=not greedy,
         sampling=sampling,
-        invoke=partial(invoke, ends_at=ends_at),
+        invoke=partial(invoke, ends_at=ends_at, bad_words=banned),
         sink=sink,
     )
 

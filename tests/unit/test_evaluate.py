@@ -161,6 +161,7 @@ async def test_the_plain_arm_asks_as_a_user_would_and_grades_the_code_block(
         assert "structured_outputs" not in body and "response_format" not in body
         # the swarm's own plain call (its greedy plain candidate): stopped where a user stops
         assert body["stop"] == list(coder.PLAIN_STOP)
+        assert "bad_words" not in body  # docstrings and all, as a user's call writes them
 
 
 async def test_an_eval_on_new_servers_warms_them_up_once_before_the_first_task(

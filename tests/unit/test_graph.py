@@ -10,13 +10,13 @@ from typing import Any
 
 import pytest
 
-from agents.coder import CODE_GRAMMAR, PLAIN_STOP
+from agents.coder import CODE_GRAMMAR, DOCSTRING_WORDS, PLAIN_STOP
 from agents.schemas import AuditReport, ResearchBrief, StageSummary
 from agents.test_writer import TestSuite
 from app.report import print_call
 from app.runner import run_swarm
 from graphs import llm
-from graphs.coding import _without_stragglers, plan
+from graphs.coding import _without_stragglers, asks_for_docstrings, plan
 from graphs.context import Context
 from graphs.endpoints import context_for
 from graphs.llm import GRAMMARS, warm_up
@@ -84,6 +84,38 @@ async def test_candidates_are_chosen_by_execution(fake_openai: FakeOpenAI) -> No
     assert [a.chosen for a in report.attempts].count(True) == 1
     # what each did on the probes is kept (the tie-break's evidence, for offline study)
     assert all(a.observed for a in report.attempts), report.attempts
+
+
+async def test_no_revision_candidate_may_open_a_docstring_unless_the_task_asks_for_one(
+    fake_openai: FakeOpenAI,
+) -> None:
+    task = 'Write `add(a, b)`: add(2, 3) == 5.\n\ndef add(a, b):\n    """Add a and b."""\n'
+    fake_openai.script(brief(), code(BAD_CODE), suite(), *[code(GOOD_CODE)] * 3, *audits())
+    state = await run(fake_openai, task=task, candidates=1, revision_candidates=3)
+    assert state.report is not None and state.report.outcome == "approved", state.report
+    first, *revision = sorted(coder_bodies(fake_openai), key=lambda b: b["seed"])
+    # the first round as a user's call asks (its samples vote and write the peer tests)
+    assert "bad_words" not in first
+    # the revision round's: the repair (guided), the plain sample and the begun stub
+    assert len(revision) == 3 and any(b.get("continue_final_message") for b in revision)
+    assert any(b.get("structured_outputs") == {"grammar": CODE_GRAMMAR} for b in revision)
+    assert all(b["bad_words"] == list(DOCSTRING_WORDS) for b in revision), revision
+    # a task that asks for docstrings, or a run that allows them: nothing is banned
+    for asked, overrides in (
+        (f"{task}Keep a docstring.", {}),
+        (task, {"revision_docstrings": True}),
+    ):
+        fake_openai.reset()
+        fake_openai.script(brief(), code(BAD_CODE), suite(), *[code(GOOD_CODE)] * 3, *audits())
+        await run(fake_openai, task=asked, candidates=1, revision_candidates=3, **overrides)
+        bodies = coder_bodies(fake_openai)
+        assert len(bodies) == 4 and [b for b in bodies if "bad_words" in b] == []
+
+
+def test_a_task_asks_for_docstrings_by_name() -> None:
+    assert asks_for_docstrings("Document it with a Docstring.")
+    assert asks_for_docstrings("each method gets doc strings")
+    assert not asks_for_docstrings("Write `docs(text)` that returns the strings.")
 
 
 async def test_the_candidates_own_asserts_break_a_tie_the_checks_leave(
