@@ -1,12 +1,14 @@
 """How often one answer of the plain prompt is right, by sampling temperature.
 
 ``python -m bench.sampling [--tasks DIR] [--split dev] [--temperatures 0 0.4 0.8] [--samples 4]
-[--prompts plain stub] [--concurrency 8] [--base-url URL] [--model NAME] [--out FILE]``: each
-task of the split asked as the swarm asks its plain candidates (the task verbatim, "reply with
-a ```python block", ``PLAIN_STOP``) and kept as the eval's plain arm keeps an answer (its first
-block's definitions), once greedy and ``--samples`` times at each temperature above 0, every
-answer graded by the task's hidden tests. ``--prompts plain stub`` asks the stub candidates'
-prompt too (the answer begun on the entry point's line). A project task (a ``workspace/``,
+[--prompts plain stub] [--without-docstrings] [--concurrency 8] [--base-url URL] [--model NAME]
+[--out FILE]``: each task of the split asked as the swarm asks its plain candidates (the task
+verbatim, "reply with a ```python block", ``PLAIN_STOP``) and kept as the eval's plain arm
+keeps an answer (its first block's definitions), once greedy and ``--samples`` times at each
+temperature above 0, every answer graded by the task's hidden tests and its tokens counted.
+``--prompts plain stub`` asks the stub candidates' prompt too (the answer begun on the entry
+point's line); ``--without-docstrings`` asks each prompt again as a revision round's candidates
+ask it, unable to open a docstring (``<prompt>-nodoc``). A project task (a ``workspace/``,
 ``bench/tasks-project``) is asked as the swarm's candidates ask it: after the project's
 snippets ranked against the task (:func:`tools.project_rank.project_context`, the run's
 ``Context.project_chars``), the stub begun with their imports; its answers are graded among the
@@ -43,6 +45,7 @@ from langchain_core.messages import AIMessage, BaseMessage, convert_to_openai_me
 
 from agents.coder import (
     CODE_TOKENS,
+    DOCSTRING_WORDS,
     PLAIN_STOP,
     code_of,
     definitions,
@@ -92,8 +95,12 @@ async def answer(
     model: str,
     messages: Sequence[BaseMessage],
     temperature: float,
-) -> str:
-    """One answer's kept code (the first block's definitions, as the plain arm keeps)."""
+    bad_words: Sequence[str] = (),
+) -> tuple[str, int]:
+    """One answer's kept code (its first block's definitions) and its completion tokens.
+
+    Kept as the plain arm keeps it; ``bad_words`` as a revision round's candidates send them.
+    """
     last = messages[-1]
     begun = last.content if isinstance(last, AIMessage) and isinstance(last.content, str) else ""
     body: dict[str, Any] = {
@@ -103,6 +110,8 @@ async def answer(
         "temperature": temperature,
         "stop": list(PLAIN_STOP),
     }
+    if bad_words:
+        body["bad_words"] = list(bad_words)
     if begun:  # a stub: the model goes on from the begun answer, as the swarm's stub does
         body |= {"continue_final_message": True, "add_generation_prompt": False}
     if temperature == 0:
@@ -110,10 +119,12 @@ async def answer(
         # (vLLM's CPU build by default) fails a seeded sampled request
     response = await http.post(f"{base_url}/chat/completions", json=body)
     response.raise_for_status()
-    text = response.json()["choices"][0]["message"]["content"] or ""
+    reply = response.json()
+    text = reply["choices"][0]["message"]["content"] or ""
     if begun and not text.lstrip().startswith("```"):
         text = begun + text
-    return definitions(code_of(text))
+    tokens = int((reply.get("usage") or {}).get("completion_tokens") or 0)
+    return definitions(code_of(text)), tokens
 
 
 async def measure(
@@ -124,42 +135,52 @@ async def measure(
     samples: int,
     concurrency: int = 8,
     prompts: Sequence[str] = ("plain",),
+    without_docstrings: bool = False,
 ) -> list[dict[str, Any]]:
-    """One row per (task, prompt, temperature): whether each answer passed the hidden tests.
+    """One row per (task, prompt, temperature): each answer's hidden grade and its tokens.
 
-    A stub row is left out for a task with no entry point to begin.
+    A stub row is left out for a task with no entry point to begin. ``without_docstrings``:
+    each prompt is asked a second time, as ``<prompt>-nodoc``, with the revision rounds' ban
+    (:data:`agents.coder.DOCSTRING_WORDS`).
     """
     gate = asyncio.Semaphore(concurrency)
     asks = {t.name: await asyncio.to_thread(asked, t, prompts) for t in tasks}
 
     async with httpx.AsyncClient(timeout=900, trust_env=False) as http:
 
-        async def graded(task: EvalTask, messages: list[BaseMessage], temperature: float) -> bool:
+        async def graded(
+            task: EvalTask, messages: list[BaseMessage], temperature: float, banned: bool
+        ) -> tuple[bool, int]:
+            words = DOCSTRING_WORDS if banned else ()
             async with gate:
-                code = await answer(http, base_url, model, messages, temperature)
+                code, tokens = await answer(http, base_url, model, messages, temperature, words)
             result = await asyncio.to_thread(task.grade, code, GRADE_TIMEOUT_S)
-            return result.solved
+            return result.solved, tokens
 
         async def row(task: EvalTask, prompt: str, temperature: float) -> dict[str, Any]:
-            messages = asks[task.name][prompt] or []
+            asked_as, _, nodoc = prompt.partition("-")
+            messages = asks[task.name][asked_as] or []
             count = 1 if temperature == 0 else samples
-            solved = await asyncio.gather(
-                *(graded(task, messages, temperature) for _ in range(count))
+            answers = await asyncio.gather(
+                *(graded(task, messages, temperature, bool(nodoc)) for _ in range(count))
             )
             return {
                 "task": task.name,
                 "prompt": prompt,
                 "temperature": temperature,
-                "solved": list(solved),
+                "solved": [solved for solved, _ in answers],
+                "tokens": [tokens for _, tokens in answers],
             }
+
+        variants = [f"{p}-nodoc" for p in prompts] if without_docstrings else []
 
         return list(
             await asyncio.gather(
                 *(
                     row(t, p, temp)
                     for t in tasks
-                    for p in prompts
-                    if asks[t.name][p] is not None
+                    for p in [*prompts, *variants]
+                    if asks[t.name][p.partition("-")[0]] is not None
                     for temp in temperatures
                 )
             )
@@ -169,8 +190,11 @@ async def measure(
 def summarize(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """Per prompt and temperature: answers per task, tasks one answer solves, and any."""
     by: dict[tuple[str, float], list[list[bool]]] = {}
+    tokens: dict[tuple[str, float], list[int]] = {}
     for row in rows:
-        by.setdefault((row.get("prompt", "plain"), row["temperature"]), []).append(row["solved"])
+        key = (row.get("prompt", "plain"), row["temperature"])
+        by.setdefault(key, []).append(row["solved"])
+        tokens.setdefault(key, []).extend(row.get("tokens", []))
     return [
         {
             "prompt": prompt,
@@ -179,8 +203,10 @@ def summarize(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
             "answers_per_task": max(len(run) for run in runs),
             "mean_solved": round(sum(sum(run) / len(run) for run in runs), 2),
             "any_solved": sum(any(run) for run in runs),
+            "mean_tokens": round(sum(spent) / len(spent), 1) if (spent := tokens[key]) else None,
         }
-        for (prompt, temperature), runs in sorted(by.items())
+        for key, runs in sorted(by.items())
+        for prompt, temperature in [key]
     ]
 
 
@@ -226,6 +252,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=["plain"],
         help="the candidates' prompts to ask with (default: plain)",
     )
+    parser.add_argument(
+        "--without-docstrings",
+        action="store_true",
+        help="also ask each prompt with the revision rounds' docstring ban (<prompt>-nodoc)",
+    )
     parser.add_argument("--concurrency", type=int, default=8, help="requests in flight")
     parser.add_argument("--base-url", help="an OpenAI-compatible server (default: start one)")
     parser.add_argument("--model", help="catalogue model (default: the coder's)")
@@ -247,6 +278,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 args.samples,
                 concurrency=args.concurrency,
                 prompts=args.prompts,
+                without_docstrings=args.without_docstrings,
             )
         )
 

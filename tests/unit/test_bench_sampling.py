@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
 import pytest
 
-from agents.coder import PLAIN_STOP
+from agents.coder import DOCSTRING_WORDS, PLAIN_STOP
 from app.evaluate import load_tasks
 from bench.report import save_results
 from bench.sampling import PROMPTS, asked, ceiling, main, measure, summarize
@@ -57,6 +58,30 @@ async def test_each_answer_is_graded_and_asked_as_the_plain_arm_asks(
         *[(False, 0.5)] * 4,
         *[(True, 0.0)] * 2,
     ]
+
+
+async def test_without_docstrings_each_prompt_is_asked_again_with_the_ban(
+    fake_openai: FakeOpenAI, tmp_path: Path
+) -> None:
+    fake_openai.script(*[answer(ADD, "add")] * 2, *[answer(WRONG_SUB, "sub")] * 2)
+    tasks = load_tasks(task_set(tmp_path / "tasks"))
+    rows = await measure(
+        fake_openai.base_url, "m", tasks, [0.0], samples=1, without_docstrings=True
+    )
+    assert sorted((r["task"], r["prompt"], r["solved"]) for r in rows) == [
+        ("01_add", "plain", [True]),
+        ("01_add", "plain-nodoc", [True]),
+        ("02_sub", "plain", [False]),
+        ("02_sub", "plain-nodoc", [False]),
+    ]
+    bodies = fake_openai.requests()
+    banned = [b for b in bodies if "bad_words" in b]
+    assert len(banned) == 2 and all(b["bad_words"] == list(DOCSTRING_WORDS) for b in banned)
+    # the same prompt either way; each answer's tokens are counted
+    asked_with = sorted(json.dumps(b["messages"]) for b in bodies if "bad_words" in b)
+    assert asked_with == sorted(json.dumps(b["messages"]) for b in bodies if "bad_words" not in b)
+    assert all(len(r["tokens"]) == 1 for r in rows)
+    assert {line["prompt"] for line in summarize(rows)} == {"plain", "plain-nodoc"}
 
 
 def project_task_set(root: Path) -> Path:
@@ -124,8 +149,8 @@ def test_summary_counts_the_mean_and_any_answer_per_temperature() -> None:
     rows = [
         {"task": "a", "temperature": 0.4, "solved": [True, False, False, True]},
         {"task": "b", "temperature": 0.4, "solved": [False, False, False, True]},
-        {"task": "a", "temperature": 0.0, "solved": [True]},
-        {"task": "b", "temperature": 0.0, "solved": [False]},
+        {"task": "a", "temperature": 0.0, "solved": [True], "tokens": [30]},
+        {"task": "b", "temperature": 0.0, "solved": [False], "tokens": [50]},
     ]
     assert summarize(rows) == [
         {
@@ -135,6 +160,7 @@ def test_summary_counts_the_mean_and_any_answer_per_temperature() -> None:
             "answers_per_task": 1,
             "mean_solved": 1.0,
             "any_solved": 1,
+            "mean_tokens": 40.0,
         },
         {
             "prompt": "plain",
@@ -143,6 +169,7 @@ def test_summary_counts_the_mean_and_any_answer_per_temperature() -> None:
             "answers_per_task": 4,
             "mean_solved": 0.75,
             "any_solved": 2,
+            "mean_tokens": None,  # (rows recorded before tokens were)
         },
     ]
 
@@ -198,7 +225,8 @@ def test_the_commands_concurrency_and_prompts_reach_the_measurement(
     tasks = str(task_set(tmp_path / "tasks"))
     argv = ["--tasks", tasks, "--base-url", "http://x", "--concurrency", "3", "--prompts", "stub"]
     assert main(argv) == 0
-    assert seen == {"concurrency": 3, "prompts": ["stub"]}
+    assert seen == {"concurrency": 3, "prompts": ["stub"], "without_docstrings": False}
+    assert main([*argv, "--without-docstrings"]) == 0 and seen["without_docstrings"] is True
 
 
 def test_a_module_run_records_its_own_command_line(monkeypatch: pytest.MonkeyPatch) -> None:
