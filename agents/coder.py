@@ -67,14 +67,16 @@ DOCSTRING_WORDS = tuple(
     for before in _QUOTE_BEFORE
     for after in _QUOTE_AFTER
 )
-"""What a revision round's candidate may not write (vLLM's ``bad_words``): the opening of a
-docstring (or of any triple-quoted string). vLLM bans a word's last token after the rest of
+"""What a sampled candidate or a revision round's may not write (vLLM's ``bad_words``): the opening
+of a docstring (or of any triple-quoted string). vLLM bans a word's last token after the rest of
 it, with and without a leading space, so the list spells each merge a byte-level tokenizer has
 for a triple quote that opens (after a space, a newline, ``(`` or ``=``, before whitespace):
 every one of Qwen2.5-Coder's and SmolLM2's (tests/integration/test_docstring_ban.py). What
 cannot open cannot close. The model still reads the statement's docstring; it only neither
-copies it back nor writes its own, which were 44% of the characters of the candidates' code
-on the 87 context-free tasks (session 31). See ``Context.revision_docstrings``."""
+copies it back nor writes its own, which were 44% of the characters of the candidates' code on
+the 87 context-free tasks (session 31). A route around through smaller quote tokens (``""`` then
+``""``) stays open: 2 of 138 revision answers took it, on a statement whose docstring is raw
+(``r\"\"\"``). See ``Context.sample_docstrings``, ``revision_docstrings``."""
 
 _SCAFFOLD = re.compile(
     r"^(?:#[ \t]*(?:check|test|example|verify|usage|demo)|print\(|assert\b|if __name__\b)",

@@ -152,7 +152,9 @@ async def _candidates(
 
     sinks = [StreamSink() for _ in rounds]
     tails = RoundTails(len(rounds))
-    docstrings = not state.revision or ctx.revision_docstrings or asks_for_docstrings(state.task)
+    greedy = ctx.temperature_for("coder")
+    allowed = ctx.revision_docstrings if state.revision else ctx.sample_docstrings
+    asked = asks_for_docstrings(state.task)
 
     def candidate(
         temp: float,
@@ -171,7 +173,8 @@ async def _candidates(
             plain=prompt != "system",
             sink=sink,
             ends_at=ends_at,
-            docstrings=docstrings,
+            # the first round's greedy answers write theirs (the plain call's own among them)
+            docstrings=asked or allowed or (not state.revision and temp == greedy),
         )
 
     # One attempt each while others stand in: a greedy answer that loops to its budget would

@@ -159,18 +159,27 @@ class Context:
             "28.0 for four at 0.4."
         ),
     )
+    sample_docstrings: bool = field(
+        default=False,
+        metadata=_doc(
+            "Whether a first round's sampled candidates may write docstrings (and "
+            "triple-quoted strings). Off: vLLM's bad_words keep them from opening one "
+            "(agents.coder.DOCSTRING_WORDS), unless the task asks for a docstring; the greedy "
+            "answers (the plain call's own among them) write theirs. Measured on the dev split "
+            "(63 tasks, 3 samples each at 0.4, 2026-12-07): without one a sample took 48-53% "
+            "of the tokens and was right 5 times fewer of 189 (plain prompt) and 3 (stub), "
+            "each within one standard error of the paired difference (6.4, 5.7)."
+        ),
+    )
     revision_docstrings: bool = field(
         default=False,
         metadata=_doc(
-            "Whether a revision round's candidates may write docstrings (and triple-quoted "
-            "strings). Off: vLLM's bad_words keep them from opening one "
-            "(agents.coder.DOCSTRING_WORDS), unless the task asks for a docstring; a first "
-            "round's candidates, the plain call's own answer and the samples that vote and "
-            "write the peer tests, write theirs. Measured on the dev split (63 tasks, 3 "
-            "samples each at 0.4, 2026-12-07): a sample without one was right a little less "
-            "often (plain prompt 23.7 tasks vs 25.3, stub 24.3 vs 25.3) in 48-53% of the "
-            "tokens, and a revision round rarely finds a right candidate (6 of 622 rounds "
-            "on the 87 context-free tasks), so the round is made cheap, not the first."
+            "Whether a revision round's candidates, the repair among them, may write "
+            "docstrings (and triple-quoted strings). Off: vLLM's bad_words keep them from "
+            "opening one (agents.coder.DOCSTRING_WORDS), unless the task asks for a docstring. "
+            "A revision round rarely finds a right candidate (6 of 622 rounds on the 87 "
+            "context-free tasks), so it is made cheap: the round's code tokens fell by a third "
+            "(make eval, 2026-12-07)."
         ),
     )
     straggler_factor: float | None = field(

@@ -112,6 +112,31 @@ async def test_no_revision_candidate_may_open_a_docstring_unless_the_task_asks_f
         assert len(bodies) == 4 and [b for b in bodies if "bad_words" in b] == []
 
 
+async def test_a_first_round_sample_may_not_open_a_docstring_but_the_greedy_answers_may(
+    fake_openai: FakeOpenAI,
+) -> None:
+    stub = 'Write `add(a, b)`:\n\ndef add(a, b):\n    """Add a and b."""\n'
+    fake_openai.script(brief(), *[code(GOOD_CODE)] * 4, suite(), *audits())
+    state = await run(fake_openai, task=stub, candidates=4, max_revisions=0)
+    assert state.report is not None and state.report.outcome == "approved", state.report
+    bodies = coder_bodies(fake_openai)
+    assert len(bodies) == 4
+    banned = {
+        (b["temperature"], "stub" if b.get("continue_final_message") else "plain")
+        for b in bodies
+        if b.get("bad_words") == list(DOCSTRING_WORDS)
+    }
+    # the samples, of the plain prompt and of the begun stub; not the greedy answers (the
+    # plain call's own and the coder prompt's guided one)
+    assert banned == {(0.4, "plain"), (0.4, "stub")}
+    greedy = [b for b in bodies if b["temperature"] == 0.0]
+    assert len(greedy) == 2 and all("bad_words" not in b for b in greedy)
+    fake_openai.reset()
+    fake_openai.script(brief(), *[code(GOOD_CODE)] * 4, suite(), *audits())
+    await run(fake_openai, task=stub, candidates=4, max_revisions=0, sample_docstrings=True)
+    assert [b for b in coder_bodies(fake_openai) if "bad_words" in b] == []
+
+
 def test_a_task_asks_for_docstrings_by_name() -> None:
     assert asks_for_docstrings("Document it with a Docstring.")
     assert asks_for_docstrings("each method gets doc strings")
