@@ -380,7 +380,7 @@ async def swarm_arm(task: EvalTask, context: Context, grade_timeout_s: float) ->
     seconds = round(time.monotonic() - start, 2)
     result = await _graded_swarm(state, task, seconds, grade_timeout_s)
     result.timeline = timeline(state.metrics, began)
-    result.attempts = await asyncio.to_thread(_attempts, state, task, grade_timeout_s)
+    result.attempts = _attempts(state)  # graded once the arm is done (grade_attempts)
     return result
 
 
@@ -400,14 +400,48 @@ def timeline(metrics: Sequence[NodeMetrics], began: float) -> list[dict[str, Any
     ]
 
 
-def _attempts(state: OutputState, task: EvalTask, grade_timeout_s: float) -> list[dict[str, Any]]:
-    """Every candidate of a swarm run: its round, gate, checks passed and its hidden grade."""
+def _attempts(state: OutputState) -> list[dict[str, Any]]:
+    """Every candidate of a swarm run: its round, gate and checks passed (not yet graded)."""
     report = state.report
-    rows = []
-    for attempt in report.attempts if report else []:
-        checked = task.grade(attempt.code, grade_timeout_s)
-        rows.append({**asdict(attempt), "hidden_solved": checked.solved})
-    return rows
+    return [asdict(attempt) for attempt in report.attempts] if report else []
+
+
+async def grade_attempts(
+    tasks: Sequence[EvalTask], results: Mapping[str, TaskResult], grade_timeout_s: float
+) -> int:
+    """Give every swarm candidate not yet graded its hidden grade (``hidden_solved``).
+
+    For offline study only (:mod:`bench.replay`, ``some_candidate_solved``): no user grades
+    every candidate, so this runs once the swarm arm is done, not beside the tasks still in
+    flight, whose time it would otherwise slow (it was about 600 sandboxed test runs on the
+    87 context-free tasks, a third of the arm's). Each distinct code of a task is graded once,
+    and the final solution's grade is reused. Returns how many codes were graded.
+    """
+    gate = asyncio.Semaphore(os.cpu_count() or 1)
+    pending: list[tuple[EvalTask, str, list[dict[str, Any]]]] = []
+    for task in tasks:
+        result = results[task.name].arms.get("swarm")
+        if result is None:
+            continue
+        codes: dict[str, list[dict[str, Any]]] = {}
+        for row in result.attempts:
+            if "hidden_solved" not in row:
+                codes.setdefault(str(row.get("code") or ""), []).append(row)
+        for code, rows in codes.items():
+            if code and code == result.code and result.outcome != "failed":
+                for row in rows:
+                    row["hidden_solved"] = result.solved
+            else:
+                pending.append((task, code, rows))
+
+    async def graded(task: EvalTask, code: str, rows: list[dict[str, Any]]) -> None:
+        async with gate:
+            checked = await asyncio.to_thread(task.grade, code, grade_timeout_s)
+        for row in rows:
+            row["hidden_solved"] = checked.solved
+
+    await asyncio.gather(*(graded(*one) for one in pending))
+    return len(pending)
 
 
 async def _graded_swarm(
@@ -650,6 +684,8 @@ async def evaluate(
         arm_seconds[arm] = round(time.monotonic() - started, 1)
         caching[arm] = total_hit_rate(before, await counters())
         swapped[arm] = _difference(swaps_before, await swaps())
+    if "swarm" in options.arms:  # kept results of a stopped eval too
+        await grade_attempts(tasks, results, options.grade_timeout_s)
     # the arms' own stretches summed: a server stopped between arms takes no count with it
     caching["all"] = combined(caching.values())
     rows = [results[t.name] for t in tasks]

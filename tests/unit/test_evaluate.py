@@ -89,6 +89,36 @@ def test_grade_runs_the_hidden_tests_in_the_sandbox() -> None:
     assert evaluate.grade(hostile, HIDDEN).solved  # it runs, but only inside the sandbox
 
 
+async def test_the_candidates_are_graded_once_the_arm_is_done_each_code_once(
+    tmp_path: Path,
+) -> None:
+    tasks = evaluate.load_tasks(task_set(tmp_path / "set"))
+    first, second = tasks
+    other = GOOD_CODE.replace("a + b", "b + a")
+
+    def swarm(final: str, solved: bool, *codes: str) -> evaluate.TaskResult:
+        rows = [{"code": c, "revision": 0} for c in codes]
+        result = evaluate.ArmResult(solved=solved, code=final, outcome="approved", attempts=rows)
+        return evaluate.TaskResult(task="", arms={"swarm": result})
+
+    results = {
+        first.name: swarm(GOOD_CODE, True, GOOD_CODE, BAD_CODE, BAD_CODE, other),
+        # a kept result of a stopped eval, graded already in part
+        second.name: swarm(BAD_CODE, False, BAD_CODE, GOOD_CODE),
+    }
+    results[second.name].arms["swarm"].attempts[1]["hidden_solved"] = "kept"
+    graded = await evaluate.grade_attempts(tasks, results, 30.0)
+    rows = results[first.name].arms["swarm"].attempts
+    assert [row["hidden_solved"] for row in rows] == [True, False, False, True]
+    # the final solution's grade reused; BAD_CODE once, `other` once
+    assert graded == 2
+    assert [r["hidden_solved"] for r in results[second.name].arms["swarm"].attempts] == [
+        False,
+        "kept",
+    ]
+    assert await evaluate.grade_attempts(tasks, results, 30.0) == 0  # nothing left to grade
+
+
 async def test_both_arms_are_graded_and_summarized(tmp_path: Path, fake_openai: FakeOpenAI) -> None:
     tasks = evaluate.load_tasks(task_set(tmp_path / "set"))
     # swarm arm: each run approves GOOD_CODE, except that 02's first coder answer is cut off
