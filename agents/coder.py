@@ -445,7 +445,7 @@ async def ainvoke_plain_code(
     start = time.monotonic()
     begun = messages[-1].content if messages and isinstance(messages[-1], AIMessage) else ""
     request: dict[str, Any] = {"stop": list(PLAIN_STOP)}
-    body: dict[str, Any] = {"bad_words": list(bad_words)} if bad_words else {}
+    body = ban_body(bad_words)
     if begun:  # a stub candidate: the model goes on from the begun answer
         body |= {"continue_final_message": True, "add_generation_prompt": False}
     if body:
@@ -482,6 +482,11 @@ def grammar_body() -> dict[str, Any]:
     return {"structured_outputs": {"grammar": CODE_GRAMMAR}}
 
 
+def ban_body(words: Sequence[str]) -> dict[str, Any]:
+    """The request field that keeps vLLM from writing ``words`` (none: no field)."""
+    return {"bad_words": list(words)} if words else {}
+
+
 async def ainvoke_code(
     llm: BaseChatModel,
     schema: type[CodeDraft],
@@ -505,7 +510,7 @@ async def ainvoke_code(
         llm,
         messages,
         model,
-        extra_body=grammar_body() | ({"bad_words": list(bad_words)} if bad_words else {}),
+        extra_body=grammar_body() | ban_body(bad_words),
         stop=list(STOP_AT),
         ends=partial(_at, ends_at, begun=""),
     )

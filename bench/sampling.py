@@ -47,6 +47,7 @@ from agents.coder import (
     CODE_TOKENS,
     DOCSTRING_WORDS,
     PLAIN_STOP,
+    ban_body,
     code_of,
     definitions,
     plain_messages,
@@ -109,9 +110,7 @@ async def answer(
         "max_tokens": CODE_TOKENS,
         "temperature": temperature,
         "stop": list(PLAIN_STOP),
-    }
-    if bad_words:
-        body["bad_words"] = list(bad_words)
+    } | ban_body(bad_words)
     if begun:  # a stub: the model goes on from the begun answer, as the swarm's stub does
         body |= {"continue_final_message": True, "add_generation_prompt": False}
     if temperature == 0:
@@ -157,12 +156,14 @@ async def measure(
             result = await asyncio.to_thread(task.grade, code, GRADE_TIMEOUT_S)
             return result.solved, tokens
 
-        async def row(task: EvalTask, prompt: str, temperature: float) -> dict[str, Any]:
-            asked_as, _, nodoc = prompt.partition("-")
+        async def row(
+            task: EvalTask, prompt: str, asked_as: str, temperature: float
+        ) -> dict[str, Any]:
+            nodoc = prompt != asked_as
             messages = asks[task.name][asked_as] or []
             count = 1 if temperature == 0 else samples
             answers = await asyncio.gather(
-                *(graded(task, messages, temperature, bool(nodoc)) for _ in range(count))
+                *(graded(task, messages, temperature, nodoc) for _ in range(count))
             )
             return {
                 "task": task.name,
@@ -172,15 +173,17 @@ async def measure(
                 "tokens": [tokens for _, tokens in answers],
             }
 
-        variants = [f"{p}-nodoc" for p in prompts] if without_docstrings else []
+        variants = [(p, p) for p in prompts]
+        if without_docstrings:
+            variants += [(f"{p}-nodoc", p) for p in prompts]
 
         return list(
             await asyncio.gather(
                 *(
-                    row(t, p, temp)
+                    row(t, p, asked_as, temp)
                     for t in tasks
-                    for p in [*prompts, *variants]
-                    if asks[t.name][p.partition("-")[0]] is not None
+                    for p, asked_as in variants
+                    if asks[t.name][asked_as] is not None
                     for temp in temperatures
                 )
             )
@@ -203,10 +206,13 @@ def summarize(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
             "answers_per_task": max(len(run) for run in runs),
             "mean_solved": round(sum(sum(run) / len(run) for run in runs), 2),
             "any_solved": sum(any(run) for run in runs),
-            "mean_tokens": round(sum(spent) / len(spent), 1) if (spent := tokens[key]) else None,
+            "mean_tokens": (
+                round(sum(spent) / len(spent), 1)
+                if (spent := tokens[(prompt, temperature)])
+                else None
+            ),
         }
-        for key, runs in sorted(by.items())
-        for prompt, temperature in [key]
+        for (prompt, temperature), runs in sorted(by.items())
     ]
 
 
