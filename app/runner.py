@@ -281,7 +281,7 @@ class ProgressPrinter:
     supervisor) they stay on stderr, beside the JSON log lines: not on stdout, which carries
     the result alone, so that a script parses ``--json``'s output as one JSON document; and
     not suppressed, because a script watching a run that takes minutes on a CPU wants to see
-    it alive and how far it got (a test waits for ``[researcher] `` to know the researcher is
+    it alive and how far it got (a test waits for ``[test_writer] `` to know the test writer is
     done). They are easy to tell from the log lines: those start with ``{``, these with ``[``.
     """
 

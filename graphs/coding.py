@@ -72,12 +72,13 @@ def plan(
     turn (at a low temperature each is as often right as the greedy answer, so the behaviour
     most of them share is more often the right one; the two prompts are right on different
     tasks: :data:`agents.coder.CoderPrompt`). A revision round opens with the greedy answer
-    to the coder's prompt with the failures, then fresh samples at new seeds: the plain
-    prompt at ``wide_temperature``, the stub prompt, the plain prompt, and so on: more
-    search, and wider, not more repair (a small model's repairs of its own code rarely fix
-    the logic; measured in a whole make eval, none of 20 repairs was right, while 2 of 39
-    fresh samples were). Without ``repair`` (a search round: no failure any evidence
-    supports, so nothing to repair from) every candidate is a fresh sample.
+    to the coder's prompt with the failures when ``Context.revision_repair`` is on (off by
+    default), then fresh samples at new seeds: the plain prompt at ``wide_temperature``, the
+    stub prompt, the plain prompt, and so on: more search, and wider, not more repair (a
+    small model's repairs of its own code rarely fix the logic; over 19 make evals a repair
+    was never the only right candidate, while fresh samples were, 3 times a run). Without
+    ``repair`` (a search round: no failure any evidence supports, so nothing to repair from)
+    every candidate is a fresh sample.
 
     In a ``project`` (a run whose prompts carry the project's snippets), a first round's
     third candidate is the stub prompt's greedy answer: begun on the project's imports and
@@ -93,7 +94,7 @@ def plan(
             (ctx.sample_temperature, "plain"),
         )
         again: list[tuple[float, int, CoderPrompt]] = (
-            [(greedy, seeds[0], "system")] if repair else []
+            [(greedy, seeds[0], "system")] if repair and ctx.revision_repair else []
         )
         fresh = seeds[len(again) :]
         return again + [(kinds[i % 3][0], seed, kinds[i % 3][1]) for i, seed in enumerate(fresh)]
@@ -470,7 +471,7 @@ async def _without_stragglers(
 
 
 async def coder(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
-    """Write a round of candidate solutions (a revision: from the best one and its failures)."""
+    """Write a round of candidate solutions (a revision's: as :func:`plan` says)."""
     ctx = context_of(runtime)
     previous, failures = "", []
     count = ctx.candidates

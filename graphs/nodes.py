@@ -136,8 +136,32 @@ def researches_first(inputs: InputState, model_lookups: bool) -> bool:
     return bool(inputs.workspace or inputs.database) and model_lookups
 
 
+def brief_in_parallel(state: InputState, research_first: bool | None = None) -> bool:
+    """Whether the researcher's brief can be written beside the code, not before it.
+
+    The coder and the test writer read the task verbatim (and the project map's snippets,
+    which ``setup`` made); the brief only feeds them an entry point the statement does not
+    name and the model's lookups' notes. A run with neither (no model lookups to wait for, the
+    statement names its function or class) starts all three at once, and the brief leaves
+    the critical path.
+    """
+    if research_first is None:  # as ``setup`` recorded it (a graph's input has no say)
+        research_first = isinstance(state, State) and state.research_first
+    if research_first:
+        return False
+    try:
+        task = validate_task(state.task)
+    except ValueError:
+        return False
+    return entry_point_of(task) is not None
+
+
 async def researcher(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     """Look things up when the run gives a workspace or database, then write the brief.
+
+    Beside the coder (:func:`brief_in_parallel`) it writes none unless
+    ``Context.parallel_brief``: it reads the statement's entry point and checks, and the
+    model is not asked.
 
     A failure raises (``ValueError`` for a bad task, :class:`ResearchFailedError`): the
     node's error handler (:func:`graphs.swarm.research_failed`) ends the run failed, and
@@ -145,6 +169,12 @@ async def researcher(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     """
     ctx = context_of(runtime)
     task = validate_task(state.task)
+    if brief_in_parallel(state) and not ctx.parallel_brief:
+        # Nothing to look up, and the statement names its entry point: a brief would feed
+        # only the report's "task as understood" (``Context.parallel_brief``).
+        entry = entry_point_of(task)
+        checks = [*statement_checks(task, entry), *project_checks(entry, state.database)]
+        return {"entry": entry, "checks": checks}
     notes, metrics = await _look_up(state, ctx, task) if ctx.model_lookups else ("", [])
     messages = researcher_messages(task, notes, ctx.prompt_layout)
     try:

@@ -26,16 +26,15 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.types import CachePolicy, Command
 from pydantic import BaseModel
 
-from agents.examples import entry_point_of
 from agents.schemas import ResearchBrief, StageSummary
 from agents.test_writer import TestSuite
 from graphs import coding, nodes
 from graphs.context import Context, Role
 from graphs.llm import GRAMMARS, failure
-from graphs.nodes import researches_first, validate_task
+from graphs.nodes import brief_in_parallel, researches_first, validate_task
 from graphs.state import InputState, OutputState, State
 
-__all__ = ["build_graph", "graph", "server_graph", "validate_task"]
+__all__ = ["brief_in_parallel", "build_graph", "graph", "server_graph", "validate_task"]
 
 
 def route_to_auditors(state: State) -> list[str]:
@@ -43,26 +42,6 @@ def route_to_auditors(state: State) -> list[str]:
     if state.status == "failed":
         return ["finish"]
     return ["security_auditor", "performance_auditor"]
-
-
-def brief_in_parallel(state: InputState, research_first: bool | None = None) -> bool:
-    """Whether the researcher's brief can be written beside the code, not before it.
-
-    The coder and the test writer read the task verbatim (and the project map's snippets,
-    which ``setup`` made); the brief only feeds them an entry point the statement does not
-    name and the model's lookups' notes. A run with neither (no model lookups to wait for, the
-    statement names its function or class) starts all three at once, and the brief leaves
-    the critical path.
-    """
-    if research_first is None:  # as ``setup`` recorded it (a graph's input has no say)
-        research_first = isinstance(state, State) and state.research_first
-    if research_first:
-        return False
-    try:
-        task = validate_task(state.task)
-    except ValueError:
-        return False
-    return entry_point_of(task) is not None
 
 
 def later_grammars(

@@ -95,7 +95,11 @@ def record_prompts(
     runs = []
     with fake_server(work, port_for) as fake:
         context = one_model_context(
-            fake.base_url, "fake-model", lease_models=False, prompt_layout=layout
+            fake.base_url,
+            "fake-model",
+            lease_models=False,
+            prompt_layout=layout,
+            parallel_brief=True,  # the researcher's prompt too, as a project's run asks it
         )
         for task in tasks:
             fake.reset()

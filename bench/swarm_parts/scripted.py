@@ -188,6 +188,7 @@ def context_pruning(sizes: PruningSizes, work: Workspace, port_for: PortFor) -> 
                 "fake-model",
                 lease_models=False,
                 max_revisions=sizes.revisions,
+                revision_repair=True,  # the one prompt that carries the earlier attempts
                 context_pruning=pruning,
             )
             run = asyncio.run(one_run(_PRUNING_TASK, context))

@@ -85,11 +85,14 @@ def progress_line(err: str, node: str) -> str | None:
 def test_a_run_killed_with_sigkill_resumes_at_once_and_leaves_nothing_running(
     tmp_path: Path,
 ) -> None:
-    """SIGKILL (the OOM killer, a crash) of a real run after the researcher finished, then
+    """SIGKILL (the OOM killer, a crash) of a real run after the test writer finished, then
     `resume` at once, with no wait: the killed run's gateway, still shutting down, is not
     "another gateway that does not serve your models"; the resume waits for it to release the
-    device, starts its own and continues from the checkpoint with real models (the
-    researcher does not run again). The gateway and vLLM servers of both runs end with them."""
+    device, starts its own and continues from the checkpoint with real models (the test
+    writer does not run again). The gateway and vLLM servers of both runs end with them.
+
+    The task names its function, so the researcher asks no model (``Context.parallel_brief``)
+    and the test writer's is the first call to end beside the coder's."""
     env = cli_env(tmp_path)
     first = tmp_path / "first.err"
     with first.open("w") as err_file:
@@ -102,22 +105,22 @@ def test_a_run_killed_with_sigkill_resumes_at_once_and_leaves_nothing_running(
         )
         seen: set[int] = set()
         deadline = time.monotonic() + 600
-        while progress_line(first.read_text(), "researcher") is None:
+        while progress_line(first.read_text(), "test_writer") is None:
             assert proc.poll() is None, first.read_text()[-3000:]
-            assert time.monotonic() < deadline, "the researcher did not finish"
+            assert time.monotonic() < deadline, "the test writer did not finish"
             seen |= descendants(proc.pid)
             time.sleep(0.2)
-        # The progress line is printed as the researcher's model call ends, a moment before
+        # The progress line is printed as the test writer's model call ends, a moment before
         # its node returns and the checkpoint keeps its writes: wait for the runs table to
-        # record the node (a killed make test once lost that race). Beside the coder (the
-        # task names its function) a later node may be recorded first: after a second, any
-        # node past setup will do. Waiting longer let the run reach its end, leaving the
-        # resume nothing to start (a make test lost that way too).
+        # record the node (a killed make test once lost that race). Beside the coder a later
+        # node may be recorded first: after a second, any node past setup will do. Waiting
+        # longer let the run reach its end, leaving the resume nothing to start (a make test
+        # lost that way too).
         start = time.monotonic()
         while time.monotonic() < start + 10:
             node = last_node(tmp_path)
-            if node == "researcher" or (
-                node not in (None, "setup") and time.monotonic() > start + 1
+            if node == "test_writer" or (
+                node not in (None, "setup", "researcher") and time.monotonic() > start + 1
             ):
                 break
             time.sleep(0.05)
@@ -146,10 +149,10 @@ def test_a_run_killed_with_sigkill_resumes_at_once_and_leaves_nothing_running(
     assert started and wait_gone(started) == set(), "vLLM processes outlived the resumed run"
     assert output["run_id"] in err  # every log event of the run carries its id
     assert re.search(f"resuming thread {thread[1]} after [a-z_]+", err), err[-2000:]
-    assert progress_line(err, "researcher") is None  # not run again
-    [researcher] = [m for m in output["metrics"] if m["node"] == "researcher"]
-    line = progress_line(killed, "researcher")
-    assert line is not None and f"{researcher['seconds']:.1f} s" in line  # the killed run's
+    assert progress_line(err, "test_writer") is None  # not run again
+    [writer] = [m for m in output["metrics"] if m["node"] == "test_writer"]
+    line = progress_line(killed, "test_writer")
+    assert line is not None and f"{writer['seconds']:.1f} s" in line  # the killed run's
     listed = subprocess.run(
         edgeswarm("runs", "--json"), env=env, capture_output=True, text=True, check=True
     )

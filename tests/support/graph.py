@@ -13,8 +13,19 @@ from tests.fakes import FakeOpenAI
 
 
 def ctx(fake: FakeOpenAI, **overrides: Any) -> Context:
-    """Every role on the fake's ``big``, the fallback ``small``; one candidate a round."""
-    settings: dict[str, Any] = {"candidates": 1, "revision_candidates": 1, **overrides}
+    """Every role on the fake's ``big``, the fallback ``small``; one candidate a round.
+
+    A revision's one candidate is the repair (``revision_repair``), whose prompt shows what
+    the round was told; the brief is asked beside the code too (``parallel_brief``), as the
+    scripts answer it. Tests of the defaults set them off.
+    """
+    settings: dict[str, Any] = {
+        "candidates": 1,
+        "revision_candidates": 1,
+        "revision_repair": True,
+        "parallel_brief": True,
+        **overrides,
+    }
     return Context(base_url=fake.base_url, **every_role("big"), fallback_model="small", **settings)
 
 

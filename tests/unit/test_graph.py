@@ -180,15 +180,26 @@ def test_a_first_round_samples_the_plain_prompt_beside_both_greedy_answers() -> 
         (0.0, 7, "stub"),
         (0.4, 10, "plain"),
     ]
-    assert plan(ctx, 1, 3) == [(0.0, 1007, "system"), (0.8, 1008, "plain"), (0.4, 1009, "stub")]
-    # a search round (nothing to repair from): fresh samples only
-    assert plan(ctx, 1, 3, repair=False) == [
-        (0.8, 1007, "plain"),
-        (0.4, 1008, "stub"),
-        (0.4, 1009, "plain"),
+    # a revision round: fresh samples only, with failures to repair from or without
+    fresh = [(0.8, 1007, "plain"), (0.4, 1008, "stub"), (0.4, 1009, "plain")]
+    assert plan(ctx, 1, 3) == plan(ctx, 1, 3, repair=False) == fresh
+    # with revision_repair, a round with failures opens with the repair
+    repairs = Context(seed=7, sample_temperature=0.4, revision_repair=True)
+    assert plan(repairs, 1, 3) == [
+        (0.0, 1007, "system"),
+        (0.8, 1008, "plain"),
+        (0.4, 1009, "stub"),
     ]
-    wider = Context(seed=7, sample_temperature=0.4, wide_temperature=1.0)
+    assert plan(repairs, 1, 3, repair=False) == fresh
+    wider = Context(seed=7, sample_temperature=0.4, wide_temperature=1.0, revision_repair=True)
     assert [temp for temp, _, _ in plan(wider, 2, 5)] == [0.0, 1.0, 0.4, 0.4, 1.0]
+    assert [temp for temp, _, _ in plan(Context(wide_temperature=1.0), 2, 5)] == [
+        1.0,
+        0.4,
+        0.4,
+        1.0,
+        0.4,
+    ]
 
 
 async def test_a_revision_gets_the_failing_calls(fake_openai: FakeOpenAI) -> None:
@@ -229,6 +240,22 @@ async def test_a_revision_round_is_one_repair_and_fresh_plain_samples_some_wider
     assert fresh[1]["continue_final_message"] and not fresh[1]["add_generation_prompt"]
     assert "continue_final_message" not in fresh[0]
     assert first["messages"][-1]["content"].startswith(task)
+
+
+async def test_by_default_a_revision_round_is_fresh_samples_only(fake_openai: FakeOpenAI) -> None:
+    fake_openai.script(code(BAD_CODE), suite(), code(BAD_CODE), code(GOOD_CODE), *audits())
+    task = "Write `add(a, b)`: add(2, 3) == 5."
+    state = await run(
+        fake_openai, task=task, revision_candidates=2, revision_repair=False, parallel_brief=False
+    )
+    report = state.report
+    assert report is not None and report.outcome == "approved", report
+    assert report.revisions == 1 and report.files["solution.py"] == GOOD_CODE
+    first, *fresh = sorted(coder_bodies(fake_openai), key=lambda b: b["seed"])
+    # no repair: nothing of the failing calls or the earlier code reaches the round
+    assert [(b["temperature"], b["seed"]) for b in fresh] == [(0.8, 1000), (0.4, 1001)]
+    assert fresh[0]["messages"] == first["messages"]
+    assert all("returned -1" not in str(b["messages"]) for b in fresh)
 
 
 async def test_a_worse_revision_never_replaces_the_best(fake_openai: FakeOpenAI) -> None:
@@ -449,6 +476,26 @@ async def test_two_branches_failing_in_one_step_keep_both_reasons(
     state = await run(fake_openai)
     assert state.status == "failed" and state.error is not None
     assert "researcher:" in state.error and "coder:" in state.error, state.error
+
+
+async def test_beside_the_code_the_researcher_asks_no_model(fake_openai: FakeOpenAI) -> None:
+    fake_openai.script(code(GOOD_CODE), suite(), *audits())
+    # names add, no workspace or database: nothing to look up, no entry point to find
+    state = await run(fake_openai, task="Write `add(a, b)`: add(2, 3) == 5.", parallel_brief=False)
+    assert state.report is not None and state.report.outcome == "approved", state.report
+    assert chat_bodies(fake_openai, "ResearchBrief") == []
+    assert "researcher" not in [m.node for m in state.metrics]
+    assert state.report.summary == ""  # no brief: no "task as understood"
+    # the researcher still read the statement's own check, which the candidate passed
+    assert "PASS [statement] add(2, 3) == 5" in state.report.checks, state.report.checks
+
+
+async def test_parallel_brief_asks_for_the_brief_beside_the_code(fake_openai: FakeOpenAI) -> None:
+    fake_openai.script(brief(), code(GOOD_CODE), suite(), *audits())
+    state = await run(fake_openai, parallel_brief=True)
+    assert state.report is not None and state.report.outcome == "approved", state.report
+    assert len(chat_bodies(fake_openai, "ResearchBrief")) == 1
+    assert state.report.summary == "Add two numbers."
 
 
 async def test_a_statement_without_a_name_writes_the_brief_first(fake_openai: FakeOpenAI) -> None:
