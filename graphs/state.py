@@ -143,7 +143,8 @@ class FinalReport:
     reason: str
     """One sentence on why the run ended this way."""
     summary: str
-    """The task as the researcher understood it."""
+    """The task as the researcher understood it; empty when it wrote no brief (beside the
+    code, without ``Context.parallel_brief``)."""
     files: dict[str, str]
     """Produced files by name."""
     tests: TestRun | None
