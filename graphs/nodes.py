@@ -169,20 +169,21 @@ async def researcher(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     """
     ctx = context_of(runtime)
     task = validate_task(state.task)
-    if brief_in_parallel(state) and not ctx.parallel_brief:
-        # Nothing to look up, and the statement names its entry point: a brief would feed
-        # only the report's "task as understood" (``Context.parallel_brief``).
-        entry = entry_point_of(task)
-        checks = [*statement_checks(task, entry), *project_checks(entry, state.database)]
-        return {"entry": entry, "checks": checks}
-    notes, metrics = await _look_up(state, ctx, task) if ctx.model_lookups else ("", [])
-    messages = researcher_messages(task, notes, ctx.prompt_layout)
-    try:
-        answer = await ask(ctx, "researcher", "researcher", ResearchBrief, messages)
-    except NodeFailedError as err:
-        raise ResearchFailedError(str(err), [*metrics, err.metrics]) from err
-    brief = answer.value
-    entry = entry_point_of(task) or _brief_entry(brief)
+    brief: ResearchBrief | None = None
+    notes = ""
+    metrics: list[NodeMetrics] = []
+    # Beside the code with nothing to look up, a brief would feed only the report's "task as
+    # understood" (``Context.parallel_brief``): the model is not asked.
+    if not brief_in_parallel(state) or ctx.parallel_brief:
+        notes, metrics = await _look_up(state, ctx, task) if ctx.model_lookups else ("", [])
+        messages = researcher_messages(task, notes, ctx.prompt_layout)
+        try:
+            answer = await ask(ctx, "researcher", "researcher", ResearchBrief, messages)
+        except NodeFailedError as err:
+            raise ResearchFailedError(str(err), [*metrics, err.metrics]) from err
+        brief = answer.value
+        metrics = [*metrics, answer.metrics]
+    entry = entry_point_of(task) or (_brief_entry(brief) if brief is not None else None)
     calls = [line.split(") ", 1)[0] + ")" for line in notes.splitlines() if ") " in line]
     return {
         "brief": brief,
@@ -190,7 +191,7 @@ async def researcher(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         "looked_up": [*state.looked_up, *(f"lookup: {call[:160]}" for call in calls)],
         "entry": entry,
         "checks": [*statement_checks(task, entry), *project_checks(entry, state.database)],
-        "metrics": [*metrics, answer.metrics],
+        "metrics": metrics,
     }
 
 
