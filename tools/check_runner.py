@@ -137,6 +137,11 @@ def checks_child(link, calls, limit, got_chars):
     """In the child: import the solution, run each check's setup and call, report what it
     returned or raised; compare only when the parent sends the expected expression."""
     signal.signal(signal.SIGALRM, alarm)
+    # The harness starts without site (run_python(site=False)): the solution still finds the
+    # interpreter's site-packages, after the stdlib as with site, but no .pth file is run.
+    import site
+
+    sys.path.extend(d for d in site.getsitepackages() if d not in sys.path)
     try:
         signal.setitimer(signal.ITIMER_REAL, limit * 2)
         import solution
@@ -423,6 +428,7 @@ def run_checks(
         timeout_s=budget,
         config=config,
         private=private_frames(json.dumps(public), json.dumps(wants)),
+        site=False,  # checks_child adds the site-packages directories, without their .pth files
     )
     data = _verdict(result.report)
     if data is None or "unfinished" in data:

@@ -4,7 +4,12 @@ it must return."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
 from tools.check_runner import CandidateRun, Check, EntryPoint, Verdict, gate, run_checks
+from tools.sandbox import SandboxConfig
 
 ADD = EntryPoint("add", "function", ("a", "b"))
 
@@ -121,3 +126,22 @@ def test_an_expected_exception_is_met_by_itself_or_a_builtin_subclass_as_except_
     run = run_checks(code, checks, ADD)
     assert run.passed == (True, True, True, False, False, False)
     assert run.verdicts[4].got == "raised KeyError"
+
+
+def test_the_solution_sees_site_packages_and_the_projects_paths_without_site_run() -> None:
+    # The harness starts with -S (no .pth file runs: one imports certifi on these machines);
+    # the solution still finds the interpreter's site-packages, after the stdlib, and the
+    # project's packages (SandboxConfig.extra_python_paths, on PYTHONPATH).
+    packages = Path(pytest.__file__).resolve().parent.parent
+    code = (
+        "import sys\n\n\n"
+        "def where():\n"
+        "    import pytest  # from the bound site-packages\n"
+        "    stdlib = next(i for i, p in enumerate(sys.path) if p.endswith('lib-dynload'))\n"
+        "    ends = ('site-packages', 'dist-packages')\n"
+        "    site = [i for i, p in enumerate(sys.path) if p.endswith(ends)]\n"
+        "    return sys.flags.no_site, bool(site) and site[-1] > stdlib, pytest.__name__\n"
+    )
+    config = SandboxConfig(extra_python_paths=(packages,))
+    run = run_checks(code, [Check("where()", "(1, True, 'pytest')", "writer")], None, config=config)
+    assert run.passed == (True,), run

@@ -178,3 +178,10 @@ def test_spawns_without_preexec_fn_so_the_caller_is_not_forked(
     assert kwargs.get("preexec_fn") is None
     if os.geteuid() == 0:  # the pids cgroup is joined by the shell before it becomes bwrap
         assert argv[:3] == list(sandbox._JOIN_CGROUP) and argv[3].endswith("/cgroup.procs")
+
+
+def test_code_starts_as_python_does_unless_site_is_off() -> None:
+    code = "import sys\nprint(sys.flags.no_site, 'site' in sys.modules)\n"
+    assert run_python(code).stdout == "0 True\n"
+    # site=False: -S, for a harness that puts the site-packages on sys.path itself
+    assert run_python(code, site=False).stdout == "1 False\n"
