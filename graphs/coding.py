@@ -5,7 +5,8 @@ seeds; vLLM batches them), the test writer writes checks from the task alone, an
 ``run_tests`` runs every new candidate against every check in the sandbox and keeps the best
 candidate so far (:mod:`agents.selection`). A revision is a new round of candidates written
 from the best one and the checks it failed, with what each call returned; a search round
-(no supported failure, but candidates that differ) is fresh samples only.
+(no supported failure, but candidates that differ) is fresh samples only, and runs only with
+``Context.search_rounds``.
 """
 
 from __future__ import annotations
@@ -777,12 +778,17 @@ def choose(
     )
 
 
-def next_round(choice: Choice, revision: int, max_revisions: int, budget_spent: bool) -> bool:
+def next_round(
+    choice: Choice, revision: int, max_revisions: int, budget_spent: bool, search: bool = True
+) -> bool:
     """Whether another coder round runs.
 
-    It does when it has something to do, a round is left, and the run's budget is not spent.
+    It does when it has something to do, a round is left, and the run's budget is not spent;
+    a round that would only search (no supported failure to repair) runs only with ``search``
+    (``Context.search_rounds``).
     """
-    return choice.wants_another_round and revision < max_revisions and not budget_spent
+    wanted = choice.wants_another_round and (search or bool(choice.failing))
+    return wanted and revision < max_revisions and not budget_spent
 
 
 async def run_tests(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
@@ -819,7 +825,7 @@ async def run_tests(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     spent = ctx.budget_left(state.started_at) == 0.0
     if spent and choice.wants_another_round:
         _log.info("budget_spent", revision=state.revision, best=update["best"])
-    if next_round(choice, state.revision, ctx.max_revisions, spent):
+    if next_round(choice, state.revision, ctx.max_revisions, spent, ctx.search_rounds):
         update |= {"decision": "revise", "revision": state.revision + 1}
         if not ctx.context_pruning:
             update["history"] = [_latest_attempt(state.revision + 1, done, len(new), checks)]

@@ -17,13 +17,15 @@ def ctx(fake: FakeOpenAI, **overrides: Any) -> Context:
 
     A revision's one candidate is the repair (``revision_repair``), whose prompt shows what
     the round was told; the brief is asked beside the code too (``parallel_brief``), as the
-    scripts answer it. Tests of the defaults set them off.
+    scripts answer it; a search round runs (``search_rounds``) as the scripts expect it. Tests
+    of the defaults set them off.
     """
     settings: dict[str, Any] = {
         "candidates": 1,
         "revision_candidates": 1,
         "revision_repair": True,
         "parallel_brief": True,
+        "search_rounds": True,
         **overrides,
     }
     return Context(base_url=fake.base_url, **every_role("big"), fallback_model="small", **settings)

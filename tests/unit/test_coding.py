@@ -71,6 +71,9 @@ def test_a_round_runs_only_with_work_a_round_left_and_budget() -> None:
     assert not next_round(done, revision=0, max_revisions=1, budget_spent=False)
     search = Choice(candidate("c0", False), search=True)
     assert next_round(search, revision=0, max_revisions=2, budget_spent=False)
+    # a round that would only search runs only with Context.search_rounds (off by default)
+    assert not next_round(search, revision=0, max_revisions=2, budget_spent=False, search=False)
+    assert next_round(work, revision=0, max_revisions=1, budget_spent=False, search=False)
 
 
 def legacy(n: int) -> list[Candidate]:

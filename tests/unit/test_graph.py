@@ -323,6 +323,20 @@ async def test_candidates_that_differ_under_an_unsupported_check_search_on(
     assert "returned" not in json.dumps(fresh)
 
 
+async def test_by_default_differing_candidates_under_an_unsupported_check_end_the_run(
+    fake_openai: FakeOpenAI,
+) -> None:
+    # As above, but with Context.search_rounds at its default (off): no fresh samples.
+    odd = "def add(a, b):\n    return 0 if (a, b) == (2, 2) else a + b\n"
+    wrong = [*CHECKS, {"call": "add(2, 2)", "expected": "5"}]
+    fake_openai.script(brief(), code(GOOD_CODE), code(odd), suite(wrong), *audits())
+    state = await run(fake_openai, candidates=2, max_revisions=1, search_rounds=False)
+    report = state.report
+    assert report is not None and report.revisions == 0 and report.candidates == 2, report
+    assert report.files["solution.py"] == GOOD_CODE
+    assert len(coder_bodies(fake_openai)) == 2
+
+
 async def test_alike_candidates_under_an_unsupported_check_do_not_search(
     fake_openai: FakeOpenAI,
 ) -> None:
