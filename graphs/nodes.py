@@ -175,7 +175,8 @@ async def researcher(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     # Beside the code with nothing to look up, a brief would feed only the report's "task as
     # understood" (``Context.parallel_brief``): the model is not asked.
     if not brief_in_parallel(state) or ctx.parallel_brief:
-        notes, metrics = await _look_up(state, ctx, task) if ctx.model_lookups else ("", [])
+        if ctx.model_lookups:
+            notes, metrics = await _look_up(state, ctx, task)
         messages = researcher_messages(task, notes, ctx.prompt_layout)
         try:
             answer = await ask(ctx, "researcher", "researcher", ResearchBrief, messages)

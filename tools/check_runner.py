@@ -138,10 +138,14 @@ def checks_child(link, calls, limit, got_chars):
     returned or raised; compare only when the parent sends the expected expression."""
     signal.signal(signal.SIGALRM, alarm)
     # The harness starts without site (run_python(site=False)): the solution still finds the
-    # interpreter's site-packages, after the stdlib as with site, but no .pth file is run.
+    # interpreter's site-packages, after the stdlib as with site, but no .pth file is run;
+    # and the builtins site adds (exit, quit, copyright, help) are there, as in the grading.
     import site
 
     sys.path.extend(d for d in site.getsitepackages() if d not in sys.path)
+    site.setquit()
+    site.setcopyright()
+    site.sethelper()
     try:
         signal.setitimer(signal.ITIMER_REAL, limit * 2)
         import solution

@@ -145,3 +145,7 @@ def test_the_solution_sees_site_packages_and_the_projects_paths_without_site_run
     config = SandboxConfig(extra_python_paths=(packages,))
     run = run_checks(code, [Check("where()", "(1, True, 'pytest')", "writer")], None, config=config)
     assert run.passed == (True,), run
+    # the builtins site adds are there too, as where the hidden tests grade the solution:
+    # exit() exits (a failed check), it is not a NameError
+    run = run_checks("def stop():\n    exit(3)\n", [Check("stop()", "None", "writer")], None)
+    assert run.verdicts[0].error == "SystemExit: 3", run
